@@ -1,0 +1,198 @@
+"""Benchmark Fourfold over the LSP wire, side by side with jedi-language-server.
+
+    python bench/lsp_bench.py CORPUS_ROOT [--queries 200] [--backend none] [--skip-jedi]
+
+Measures, as an editor sees them: time from `initialized` to index ready, `workspace/symbol`
+latency p50/p95 over identifier queries taken from the corpus's own definitions, and how long a
+file created on disk takes to become searchable (didChangeWatchedFiles -> found). Not a test: it
+prints a table. jedi-language-server is installed into this interpreter's environment if missing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib.util
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.client import LanguageClient
+
+DEFINITION = re.compile(r"\b(?:def|class|func|function|fn|struct|interface)\s+([A-Za-z_][A-Za-z0-9_]{3,})")
+SOURCE_SUFFIXES = {".py", ".js", ".ts", ".go", ".rs", ".java", ".c", ".cpp", ".cs", ".rb", ".php"}
+PROBE_NAME = "fourfold_bench_probe_quokka"
+CAPABILITIES = types.ClientCapabilities(
+    window=types.WindowClientCapabilities(work_done_progress=True),
+    workspace=types.WorkspaceClientCapabilities(
+        configuration=False,
+        did_change_watched_files=types.DidChangeWatchedFilesClientCapabilities(dynamic_registration=True),
+        symbol=types.WorkspaceSymbolClientCapabilities(),
+    ),
+)
+
+
+def identifiers(root: Path, count: int) -> list[str]:
+    """`count` definition names from the corpus, sampled reproducibly."""
+    names: set[str] = set()
+    for path in root.rglob("*"):
+        if path.suffix in SOURCE_SUFFIXES and path.is_file() and ".git" not in path.parts:
+            try:
+                names.update(DEFINITION.findall(path.read_text(encoding="utf-8", errors="ignore")))
+            except OSError:
+                continue
+    ordered = sorted(names)
+    random.Random(0).shuffle(ordered)
+    return ordered[:count]
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(int(share * len(ordered)), len(ordered) - 1)] if ordered else float("nan")
+
+
+class BenchClient(LanguageClient):
+    def __init__(self) -> None:
+        super().__init__("fourfold-bench", "1")
+        self.statuses: list[dict[str, Any]] = []
+        self.arrived = asyncio.Event()
+
+        @self.feature("fourfold/indexStatus")
+        def on_status(params: Any) -> None:
+            self.statuses.append({"phase": getattr(params, "phase", None)})
+            self.arrived.set()
+
+        @self.feature(types.WINDOW_WORK_DONE_PROGRESS_CREATE)
+        def on_progress_create(params: Any) -> None:
+            return None
+
+        @self.feature(types.CLIENT_REGISTER_CAPABILITY)
+        def on_register(params: Any) -> None:
+            return None
+
+    async def wait_phase(self, phase: str, after: int = 0) -> None:
+        while not any(status["phase"] == phase for status in self.statuses[after:]):
+            self.arrived.clear()
+            await self.arrived.wait()
+
+
+async def symbol_latencies(client: LanguageClient, queries: list[str]) -> tuple[list[float], int]:
+    latencies, empty = [], 0
+    for query in queries:
+        started = time.perf_counter()
+        found = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query=query))
+        latencies.append((time.perf_counter() - started) * 1000)
+        empty += not found
+    return latencies, empty
+
+
+async def initialize(client: LanguageClient, root: Path, options: dict[str, Any] | None) -> None:
+    await client.initialize_async(types.InitializeParams(
+        capabilities=CAPABILITIES, root_uri=root.as_uri(), initialization_options=options,
+        workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name=root.name)]))
+
+
+async def bench_fourfold(root: Path, queries: list[str], backend: str) -> dict[str, Any]:
+    client = BenchClient()
+    index_dir = tempfile.mkdtemp(prefix="fourfold-bench-")
+    await client.start_io(sys.executable, "-m", "fourfold.lsp")
+    try:
+        await initialize(client, root, {"indexDir": index_dir, "semanticBackend": backend})
+        started = time.perf_counter()
+        client.initialized(types.InitializedParams())
+        await client.wait_phase("indexed")
+        ready_s = time.perf_counter() - started
+        latencies, empty = await symbol_latencies(client, queries)
+        update_ms = await change_latency(client, root)
+        await client.shutdown_async(None)
+        client.exit(None)
+    finally:
+        await client.stop()
+        shutil.rmtree(index_dir, ignore_errors=True)
+    return {"ready_s": ready_s, "latencies": latencies, "empty": empty, "update_ms": update_ms}
+
+
+async def change_latency(client: BenchClient, root: Path) -> float:
+    """Create a file, notify, and time until workspace/symbol finds the new definition."""
+    probe = root / f"{PROBE_NAME}.py"
+    probe.write_text(f"def {PROBE_NAME}():\n    return 1\n", encoding="utf-8")
+    try:
+        started = time.perf_counter()
+        mark = len(client.statuses)
+        client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(
+            changes=[types.FileEvent(uri=probe.as_uri(), type=types.FileChangeType.Created)]))
+        await client.wait_phase("updated", mark)
+        found = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query=PROBE_NAME))
+        elapsed = (time.perf_counter() - started) * 1000
+        return elapsed if found and found[0].name == PROBE_NAME else float("nan")
+    finally:
+        probe.unlink(missing_ok=True)
+        client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(
+            changes=[types.FileEvent(uri=probe.as_uri(), type=types.FileChangeType.Deleted)]))
+
+
+def ensure_jedi() -> Path | None:
+    if importlib.util.find_spec("jedi_language_server") is None:
+        subprocess.run([sys.executable, "-m", "pip", "install", "-q", "jedi-language-server"], check=False)
+    executable = Path(sys.executable).parent / "jedi-language-server"
+    return executable if executable.exists() else None
+
+
+async def bench_jedi(root: Path, queries: list[str]) -> dict[str, Any] | None:
+    executable = ensure_jedi()
+    if executable is None:
+        return None
+    client = LanguageClient("fourfold-bench", "1")
+    await client.start_io(str(executable))
+    try:
+        await initialize(client, root, None)
+        client.initialized(types.InitializedParams())
+        started = time.perf_counter()  # jedi indexes lazily: its first query pays for it
+        await client.workspace_symbol_async(types.WorkspaceSymbolParams(query=queries[0] if queries else "a"))
+        ready_s = time.perf_counter() - started
+        latencies, empty = await symbol_latencies(client, queries)
+        await client.shutdown_async(None)
+        client.exit(None)
+    finally:
+        await client.stop()
+    return {"ready_s": ready_s, "latencies": latencies, "empty": empty, "update_ms": float("nan")}
+
+
+def table(rows: dict[str, dict[str, Any] | None], count: int) -> str:
+    header = f"{'server':<24}{'ready (s)':>11}{'p50 (ms)':>10}{'p95 (ms)':>10}{'empty':>8}{'update (ms)':>13}"
+    lines = [header]
+    for name, row in rows.items():
+        if row is None:
+            lines.append(f"{name:<24}{'unavailable':>11}")
+            continue
+        lines.append(f"{name:<24}{row['ready_s']:>11.2f}{percentile(row['latencies'], 0.5):>10.1f}"
+                     f"{percentile(row['latencies'], 0.95):>10.1f}{row['empty']:>5}/{count:<3}"
+                     f"{row['update_ms']:>12.1f}")
+    return "\n".join(lines)
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("root", type=Path)
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--backend", default="none", choices=("none", "local", "voyage"))
+    parser.add_argument("--skip-jedi", action="store_true")
+    args = parser.parse_args()
+    root = args.root.resolve()
+    queries = identifiers(root, args.queries)
+    rows: dict[str, dict[str, Any] | None] = {"fourfold": await bench_fourfold(root, queries, args.backend)}
+    if not args.skip_jedi:
+        rows["jedi-language-server"] = await bench_jedi(root, queries)
+    print(f"corpus {root} · {len(queries)} identifier queries · workspace/symbol over stdio")
+    print(table(rows, len(queries)))
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

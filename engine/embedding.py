@@ -1,0 +1,470 @@
+"""Embedding backends: what turns a chunk of code, or a question about it, into a vector.
+
+A user gets semantic search with no account and no network through the `local` backend (WordLlama's
+256-d `l2_supercat`, whose weights and tokenizer ship inside the `wordllama` wheel). A user who opts in
+with an API key gets Voyage AI's `voyage-code-3`; any failure there (rate limits that outlast the
+retries, a dead server, a malformed answer, an exhausted token budget, no key at all) falls back to
+`local` for the rest of the run and says why in `fallback_reason`, so search degrades instead of
+breaking. The key is held only by the Voyage client: it never appears in a repr, a log line or an
+exception message.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import itertools
+import logging
+import math
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+__all__ = [
+    "LOCAL_LIMITS",
+    "VOYAGE_LIMITS",
+    "Backend",
+    "BudgetExceeded",
+    "EmbeddingError",
+    "FallbackBackend",
+    "LocalBackend",
+    "LocalLimits",
+    "NoneBackend",
+    "RetryPolicy",
+    "VoyageBackend",
+    "VoyageLimits",
+    "make_backend",
+]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class LocalLimits:
+    """How much of a chunk the local model reads, and how many chunks it tokenises at once."""
+
+    # WordLlama averages token embeddings, so later tokens dilute rather than add meaning; chunk
+    # text puts path, name, signature and doc first, and 512 tokens covers them plus the body's head.
+    max_tokens: int = 512
+    # Llama tokens average ~3.2 characters of code; cutting at 8 per token before tokenising bounds
+    # the tokenizer's work on huge chunks without ever cutting inside the first `max_tokens`.
+    max_chars_per_token: int = 8
+    batch_size: int = 1024
+
+
+@dataclass(frozen=True)
+class VoyageLimits:
+    """Voyage API limits for voyage-code-3 (docs.voyageai.com/reference/embeddings-api)."""
+
+    model: str = "voyage-code-3"
+    dims: int = 1024  # voyage-code-3 default output dimension
+    max_texts_per_request: int = 1000  # API: list length at most 1,000
+    # API: at most 120K tokens per request for voyage-code-3; tokens are estimated as chars/4, which
+    # undercounts dense code, so keep a margin.
+    max_tokens_per_request: int = 90_000
+    context_tokens: int = 32_000  # voyage-code-3 context length; longer texts are cut client-side
+    chars_per_token: int = 4
+    # A full Django index is ~8M tokens; 10M per run lets that through and stops a runaway.
+    token_budget: int = 10_000_000
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Bounded exponential backoff for 429, 5xx, timeouts and dropped connections."""
+
+    attempts: int = 4
+    base_delay: float = 0.5
+    max_delay: float = 8.0
+    timeout: float = 30.0  # seconds per HTTP request
+
+    def delay(self, attempt: int) -> float:
+        """Seconds to wait after failed attempt number `attempt` (0-based)."""
+        return min(self.max_delay, self.base_delay * 2**attempt)
+
+
+LOCAL_LIMITS = LocalLimits()
+VOYAGE_LIMITS = VoyageLimits()
+
+
+class EmbeddingError(RuntimeError):
+    """A backend could not embed; the message is safe to show (it never contains the API key)."""
+
+
+class BudgetExceeded(EmbeddingError):
+    """The per-run token budget would be exceeded by the next request."""
+
+
+class Backend(Protocol):
+    """What the indexer and the semantic retriever need from an embedding model."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def model(self) -> str: ...
+
+    @property
+    def dims(self) -> int: ...
+
+    @property
+    def fallback_reason(self) -> str | None: ...
+
+    def begin_run(self) -> None:
+        """Start an indexing run: reset per-run budgets and give a failed remote backend another try."""
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        """float32 rows, L2-normalised (an empty text gives a zero row)."""
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """One float32 L2-normalised vector."""
+
+
+def _normalised(matrix: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    return np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0)
+
+
+@contextlib.contextmanager
+def _root_logging_preserved() -> Iterator[None]:
+    """wordllama calls logging.basicConfig at import; keep the host's root logger as it was."""
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    try:
+        yield
+    finally:
+        root.handlers[:] = handlers
+        root.setLevel(level)
+
+
+@functools.cache
+def _wordllama_model(max_tokens: int) -> tuple[np.ndarray, Any]:
+    """Load the bundled l2_supercat 256-d weights and tokenizer from the installed wheel, offline.
+
+    wordllama looks for the tokenizer under `<package>/tokenizer/` (which does not exist) and then
+    under `<cache_dir>/tokenizers/`; pointing `cache_dir` at the package folder makes both files
+    resolve locally, and `disable_download` turns any miss into an error instead of a download.
+    """
+    with _root_logging_preserved():
+        import wordllama
+        from wordllama import WordLlama
+
+    package = Path(wordllama.__file__).parent
+    model = WordLlama.load("l2_supercat", cache_dir=package, dim=256, disable_download=True)
+    tokenizer = model.tokenizer
+    tokenizer.no_padding()
+    tokenizer.enable_truncation(max_tokens)
+    return model.embedding, tokenizer
+
+
+class LocalBackend:
+    """WordLlama l2_supercat: mean of static token embeddings, about a millisecond per chunk on a CPU."""
+
+    name = "local"
+    model = "wordllama-l2_supercat"
+    dims = 256
+    fallback_reason: str | None = None
+
+    def __init__(self, limits: LocalLimits = LOCAL_LIMITS) -> None:
+        self._limits = limits
+
+    def __repr__(self) -> str:
+        return f"LocalBackend(model={self.model!r}, dims={self.dims})"
+
+    def begin_run(self) -> None:
+        """Nothing to reset: the local model has no budget and cannot fail over."""
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        size = self._limits.batch_size
+        parts = [self._embed_batch(texts[start : start + size]) for start in range(0, len(texts), size)]
+        return np.concatenate(parts) if parts else np.zeros((0, self.dims), dtype=np.float32)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self._embed_batch([text])[0]
+
+    def _embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        """Sum token rows per text with one sparse product (no padding), then normalise."""
+        import scipy.sparse
+
+        embedding, tokenizer = _wordllama_model(self._limits.max_tokens)
+        cut = self._limits.max_tokens * self._limits.max_chars_per_token
+        encodings = tokenizer.encode_batch_fast([text[:cut] for text in texts], add_special_tokens=False)
+        ids = [encoding.ids for encoding in encodings]
+        lengths = np.fromiter((len(row) for row in ids), dtype=np.int64, count=len(ids))
+        indptr = np.concatenate(([0], np.cumsum(lengths)))
+        flat = np.fromiter(itertools.chain.from_iterable(ids), dtype=np.int64, count=int(indptr[-1]))
+        np.clip(flat, 0, embedding.shape[0] - 1, out=flat)
+        counts = scipy.sparse.csr_matrix(
+            (np.ones(flat.shape[0], dtype=np.float32), flat, indptr), shape=(len(ids), embedding.shape[0])
+        )
+        return _normalised(np.asarray(counts @ embedding, dtype=np.float32))
+
+
+class NoneBackend:
+    """Semantic search switched off: zero-width vectors, and the router drops the modality."""
+
+    name = "none"
+    model = "none"
+    dims = 0
+    fallback_reason: str | None = None
+
+    def __repr__(self) -> str:
+        return "NoneBackend()"
+
+    def begin_run(self) -> None:
+        """Nothing to reset."""
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        return np.zeros((len(texts), 0), dtype=np.float32)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return np.zeros(0, dtype=np.float32)
+
+
+def _scrubbed(message: str, secret: str) -> str:
+    """Remove the API key from a message that may echo request details."""
+    return message.replace(secret, "***") if secret else message
+
+
+def _batches(texts: Sequence[str], limits: VoyageLimits) -> Iterator[tuple[int, int, int]]:
+    """(start, end, estimated tokens) ranges that respect the per-request text and token caps."""
+    start, tokens = 0, 0
+    for index, text in enumerate(texts):
+        cost = math.ceil(len(text) / limits.chars_per_token) or 1
+        full = index - start >= limits.max_texts_per_request
+        if index > start and (full or tokens + cost > limits.max_tokens_per_request):
+            yield start, index, tokens
+            start, tokens = index, 0
+        tokens += cost
+    if start < len(texts):
+        yield start, len(texts), tokens
+
+
+class VoyageBackend:
+    """Voyage AI voyage-code-3 through the official `voyageai` client.
+
+    Documents come back as packed sign bits (`ubinary`: 8x less to transfer and store); they are
+    unpacked to +-1/sqrt(dims) so that rescoring is a plain dot product with the float query.
+    """
+
+    name = "voyage"
+    fallback_reason: str | None = None
+
+    def __init__(
+        self,
+        api_key: str,
+        *,
+        base_url: str | None = None,
+        limits: VoyageLimits = VOYAGE_LIMITS,
+        retry: RetryPolicy | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        import voyageai
+
+        self.model = limits.model
+        self.dims = limits.dims
+        self._limits = limits
+        self._retry = retry or RetryPolicy()
+        self._sleep = sleep
+        self._secret = api_key
+        self._errors = voyageai.error
+        self._client = voyageai.Client(
+            api_key=api_key, max_retries=0, timeout=self._retry.timeout, base_url=base_url
+        )
+        self._spent = 0
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"VoyageBackend(model={self.model!r}, dims={self.dims})"
+
+    @property
+    def tokens_spent(self) -> int:
+        """Tokens billed (or estimated) since the last `begin_run`."""
+        return self._spent
+
+    def begin_run(self) -> None:
+        self._spent = 0
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        cut = self._limits.context_tokens * self._limits.chars_per_token
+        clipped = [text[:cut] for text in texts]
+        parts = [
+            self._unpack(self._request(clipped[start:end], estimate, "document", "ubinary"))
+            for start, end, estimate in _batches(clipped, self._limits)
+        ]
+        return np.concatenate(parts) if parts else np.zeros((0, self.dims), dtype=np.float32)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        clipped = text[: self._limits.context_tokens * self._limits.chars_per_token]
+        estimate = math.ceil(len(clipped) / self._limits.chars_per_token) or 1
+        rows = self._request([clipped], estimate, "query", None)
+        vector = np.asarray(rows, dtype=np.float32)
+        if vector.shape != (1, self.dims):
+            raise EmbeddingError(f"Voyage returned a query vector of shape {vector.shape}, not {self.dims}-d")
+        return _normalised(vector)[0]
+
+    def _unpack(self, rows: list[Any]) -> np.ndarray:
+        packed = np.asarray(rows, dtype=np.uint8)
+        if packed.ndim != 2 or packed.shape[1] * 8 != self.dims:
+            raise EmbeddingError(f"Voyage returned binary vectors of shape {packed.shape}, not {self.dims}-d")
+        signs = np.unpackbits(packed, axis=1).astype(np.float32) * 2.0 - 1.0
+        return signs / np.float32(math.sqrt(self.dims))
+
+    def _request(self, texts: list[str], estimate: int, input_type: str, dtype: str | None) -> list[Any]:
+        """One API call with budget check, retries and key-free errors; returns the raw embeddings."""
+        with self._lock:
+            if self._spent + estimate > self._limits.token_budget:
+                raise BudgetExceeded(
+                    f"Voyage token budget of {self._limits.token_budget} tokens for this run is used up "
+                    f"({self._spent} spent, next request needs ~{estimate})"
+                )
+            self._spent += estimate
+        result = self._with_retries(texts, input_type, dtype)
+        embeddings = list(getattr(result, "embeddings", None) or [])
+        if len(embeddings) != len(texts):
+            raise EmbeddingError(f"Voyage returned {len(embeddings)} embeddings for {len(texts)} texts")
+        with self._lock:
+            self._spent += max(0, int(getattr(result, "total_tokens", 0) or 0) - estimate)
+        return embeddings
+
+    def _with_retries(self, texts: list[str], input_type: str, dtype: str | None) -> Any:
+        errors = self._errors
+        retryable = (
+            errors.RateLimitError,
+            errors.ServerError,
+            errors.ServiceUnavailableError,
+            errors.Timeout,
+            errors.APIConnectionError,
+        )
+        for attempt in range(self._retry.attempts):
+            try:
+                return self._client.embed(
+                    texts,
+                    model=self.model,
+                    input_type=input_type,
+                    output_dtype=dtype,
+                    output_dimension=self.dims,
+                )
+            except retryable as error:
+                if attempt + 1 == self._retry.attempts:
+                    raise self._failure(error, self._retry.attempts) from None
+                self._sleep(self._retry.delay(attempt))
+            except Exception as error:
+                raise self._failure(error, attempt + 1) from None
+        raise EmbeddingError("Voyage retry policy allows no attempts")
+
+    def _failure(self, error: Exception, attempts: int) -> EmbeddingError:
+        detail = _scrubbed(str(error), self._secret)[:300]
+        plural = "s" if attempts != 1 else ""
+        return EmbeddingError(
+            f"Voyage request failed after {attempts} attempt{plural}: {type(error).__name__}: {detail}"
+        )
+
+
+class FallbackBackend:
+    """Voyage while it works; local for the rest of the run once it fails, with the reason exposed.
+
+    Identity (`name`, `model`, `dims`) follows the backend in use, so callers that cache or index
+    vectors must read it after embedding: vectors from two backends never share an index.
+    """
+
+    def __init__(
+        self, primary: VoyageBackend | None, fallback: LocalBackend, reason: str | None = None
+    ) -> None:
+        self._primary = primary
+        self._fallback = fallback
+        self._permanent = reason
+        self._reason = reason
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"FallbackBackend(active={self._active()!r}, fallback_reason={self._reason!r})"
+
+    @property
+    def name(self) -> str:
+        return self._active().name
+
+    @property
+    def model(self) -> str:
+        return self._active().model
+
+    @property
+    def dims(self) -> int:
+        return self._active().dims
+
+    @property
+    def fallback_reason(self) -> str | None:
+        return self._reason
+
+    def begin_run(self) -> None:
+        with self._lock:
+            self._reason = self._permanent
+        if self._primary is not None:
+            self._primary.begin_run()
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        primary = self._live_primary()
+        if primary is not None:
+            try:
+                return primary.embed_documents(texts)
+            except EmbeddingError as error:
+                self._fail(str(error))
+        return self._fallback.embed_documents(texts)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        primary = self._live_primary()
+        if primary is not None:
+            try:
+                return primary.embed_query(text)
+            except EmbeddingError as error:
+                self._fail(str(error))
+        return self._fallback.embed_query(text)
+
+    def _active(self) -> VoyageBackend | LocalBackend:
+        return self._live_primary() or self._fallback
+
+    def _live_primary(self) -> VoyageBackend | None:
+        return self._primary if self._reason is None else None
+
+    def _fail(self, reason: str) -> None:
+        with self._lock:
+            self._reason = f"{reason}; using the local model for this run"
+        log.warning("semantic backend fell back to local: %s", reason)
+
+
+def make_backend(
+    name: str,
+    api_key: str | None = None,
+    *,
+    base_url: str | None = None,
+    limits: VoyageLimits = VOYAGE_LIMITS,
+    retry: RetryPolicy | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+) -> Backend:
+    """The backend a setting asks for; anything unusable becomes `local` with a reason, never an error."""
+    choice = name.strip().lower()
+    if choice in ("none", "off"):
+        return NoneBackend()
+    local = LocalBackend()
+    if choice == "local":
+        return local
+    if choice != "voyage":
+        return FallbackBackend(None, local, f"unknown semantic backend {name!r}; using the local model")
+    key = api_key or os.environ.get("VOYAGE_API_KEY", "")
+    if not key:
+        return FallbackBackend(
+            None,
+            local,
+            "voyage needs an API key (VOYAGE_API_KEY or the editor's secret storage); using the local model",
+        )
+    try:
+        voyage = VoyageBackend(key, base_url=base_url, limits=limits, retry=retry, sleep=sleep)
+    except Exception as error:
+        reason = _scrubbed(f"{type(error).__name__}: {error}", key)
+        return FallbackBackend(None, local, f"voyage client unavailable ({reason}); using the local model")
+    return FallbackBackend(voyage, local)

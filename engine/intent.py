@@ -1,0 +1,608 @@
+"""Guess what a query is asking for, so that only the retrievers that can answer it run.
+
+A user types `where is parseConfig defined`, `chi chiama load_settings`, `"connection refused"` or
+`how does retry work`; the response reports the `intent`, the `confidence` and the `rule` that fired,
+and `target` names the identifier or string the query is about. The classifier is DESIGN §2: an
+ordered table of rules (first match wins), each a query shape with an intent and a confidence. The
+phrase rules are rows of data per human language (English, Italian, Vietnamese); adding a language
+is adding rows. Every regex is compiled at import because this runs on every keystroke of
+`workspace/symbol` and must cost well under a millisecond.
+"""
+
+from __future__ import annotations
+
+import errno
+import re
+import unicodedata
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+import re2
+
+from .profiles import (
+    EXACT_MATCH,
+    FIND_DEFINITION,
+    FIND_REFERENCES,
+    FIND_SIMILAR,
+    IMPACT_ANALYSIS,
+    INTENTS,
+    UNDERSTAND_CODE,
+)
+
+__all__ = ["RULES", "Classification", "Rule", "classify", "is_identifier", "pin"]
+
+
+@dataclass(frozen=True)
+class Classification:
+    """The classifier's verdict: an intent, how sure it is, which rule said so, and what it is about."""
+
+    intent: str
+    confidence: float
+    rule: str
+    target: str | None = None
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One row of the DESIGN §2 table.
+
+    `shape` names how the query is tested (see `_MATCHERS`). For `phrases` rules, `phrases` maps a
+    language to regex fragments; `{x}` marks where the target sits inside the phrase (any words,
+    the target is then picked out of them) and `{id}` a slot that only a code identifier may fill.
+    A phrase without a slot takes its target from the words after it, else from those before it.
+    `targeted=False` rules name no target: a `how …` question is about behaviour, not a name.
+    """
+
+    id: str
+    intent: str
+    confidence: float
+    shape: str
+    phrases: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    targeted: bool = True
+
+
+_PHRASES = "phrases"
+
+RULES: tuple[Rule, ...] = (
+    Rule("1:decl-keyword", FIND_DEFINITION, 0.95, "decl-keyword"),
+    Rule(
+        "2:references",
+        FIND_REFERENCES,
+        0.90,
+        _PHRASES,
+        {
+            "en": (
+                r"where\s+(?:is|are)\s+{x}\s+(?:used|called|referenced|imported|invoked)",
+                r"where\s+{x}\s+(?:is|are|gets)\s+(?:used|called|referenced|imported|invoked)",
+                r"who\s+(?:calls|uses|references|imports|invokes|instantiates)",
+                r"what\s+(?:calls|uses|references|imports|invokes)",
+                r"(?:usages?|uses|references|refs|callers|call\s+sites|invocations)\s+(?:of|to|for)",
+            ),
+            "it": (
+                r"chi\s+(?:chiama|richiama|usa|utilizza|importa|invoca)",
+                r"cosa\s+(?:chiama|usa|utilizza)",
+                r"(?:usi|utilizzi|riferimenti|chiamanti|chiamate|invocazioni)\s+(?:di|a|al|alla|allo|del|della)",
+                r"dove\s+(?:è|e|viene|vengono|sono)\s+(?:usat[oaie]|utilizzat[oaie]|chiamat[oaie]|richiamat[oaie]|importat[oaie]|referenziat[oaie])",
+                r"dov'è\s+(?:usat[oa]|utilizzat[oa]|chiamat[oa])",
+                r"dove\s+si\s+(?:usa|usano|chiama|utilizza)",
+            ),
+            "vi": (
+                r"{x}\s+được\s+(?:sử\s+dụng|dùng|gọi|tham\s+chiếu)\s+ở\s+đâu",
+                r"ai\s+(?:gọi|sử\s+dụng|dùng|tham\s+chiếu)",
+                r"(?:các\s+|những\s+)?nơi\s+(?:sử\s+dụng|dùng|gọi)",
+                r"tham\s+chiếu\s+(?:đến|tới)",
+            ),
+        },
+    ),
+    Rule(
+        "3:impact",
+        IMPACT_ANALYSIS,
+        0.90,
+        _PHRASES,
+        {
+            "en": (
+                r"blast\s+radius(?:\s+of)?",
+                r"impact(?:\s+of(?:\s+changing)?)?",
+                r"(?:what|who)\s+(?:depends|relies)\s+on",
+                r"what\s+(?:would\s+)?breaks?\s+if(?:\s+I\s+(?:change|remove|rename|delete))?",
+                r"dependents\s+of",
+            ),
+            "it": (
+                r"raggio\s+d'impatto(?:\s+(?:di|del|della))?",
+                r"impatto(?:\s+(?:di|del|della|su))?",
+                r"(?:cosa|chi)\s+dipende\s+da",
+                r"cosa\s+si\s+rompe\s+se(?:\s+(?:cambio|modifico|rimuovo))?",
+            ),
+            "vi": (
+                r"phạm\s+vi\s+ảnh\s+hưởng(?:\s+của)?",
+                r"tác\s+động(?:\s+của)?",
+                r"(?:những\s+)?(?:gì|cái\s+gì|ai)\s+phụ\s+thuộc\s+vào",
+            ),
+        },
+    ),
+    # Not in DESIGN §2's table: an explicit regex (`/…/` or `re:…`, issue 2) is a text search by
+    # construction, as sure as a quoted string; the whole query stays the target.
+    Rule("4:regex", EXACT_MATCH, 0.90, "regex"),
+    Rule("4:quoted", EXACT_MATCH, 0.90, "quoted"),
+    Rule("4:error-token", EXACT_MATCH, 0.85, "error-token"),
+    Rule(
+        "4b:where-defined",
+        FIND_DEFINITION,
+        0.90,
+        _PHRASES,
+        {
+            "en": (
+                r"where(?:'s|\s+is|\s+are)\s+{x}\s+(?:defined|declared|implemented)",
+                r"where\s+{x}\s+(?:is|are|gets)\s+(?:defined|declared|implemented)",
+                r"(?:definition|declaration|implementation)s?\s+(?:of|for)",
+                r"where(?:'s|\s+is)\s+{id}\s*\??$",
+            ),
+            "it": (
+                r"dove\s+(?:è|e|viene|vengono|sono)\s+(?:definit[oaie]|dichiarat[oaie]|implementat[oaie])",
+                r"dov'è\s+(?:definit[oa]|dichiarat[oa]|implementat[oa])",
+                r"definizion[ei]\s+(?:di|del|della|dello|dei)",
+                r"dove\s+si\s+trova",
+                r"dov(?:'è|e\s+è)\s+{id}\s*\??$",
+            ),
+            "vi": (
+                r"{x}\s+được\s+(?:định\s+nghĩa|khai\s+báo|cài\s+đặt)\s+ở\s+đâu",
+                r"định\s+nghĩa(?:\s+của)?",
+                r"{id}\s+(?:nằm\s+)?ở\s+đâu\s*\??$",
+            ),
+        },
+    ),
+    Rule("5:identifier-whole", FIND_DEFINITION, 0.80, "identifier-whole"),
+    Rule("5:identifier-in-query", FIND_DEFINITION, 0.60, "identifier-in-query"),
+    Rule(
+        "6:similar",
+        FIND_SIMILAR,
+        0.75,
+        _PHRASES,
+        {
+            "en": (
+                r"similar\s+to",
+                r"(?:duplicates?|clones?|copies)\s+of",
+                r"same\s+as",
+                r"(?<!would\s)(?<!'d\s)(?:looks?\s+)?like",
+            ),
+            "it": (
+                r"simil[ei]\s+a",
+                r"(?:duplicat[io]|copie|cloni)\s+di",
+                r"analog[oaie]\s+a",
+                r"ugual[ei]\s+a",
+            ),
+            "vi": (
+                r"tương\s+tự(?:\s+(?:như|với))?",
+                r"giống(?:\s+(?:như|với))?",
+                r"(?:bản\s+sao|trùng\s+lặp)(?:\s+(?:của|với))?",
+            ),
+        },
+    ),
+    Rule(
+        "7:understand",
+        UNDERSTAND_CODE,
+        0.75,
+        _PHRASES,
+        {
+            "en": (r"how", r"why", r"explain\w*", r"architecture", r"overview", r"what\s+does"),
+            "it": (r"come", r"perch[ée]", r"spiega\w*", r"architettura", r"panoramica", r"cosa\s+fa"),
+            "vi": (
+                r"(?:như\s+|làm\s+)?thế\s+nào",
+                r"làm\s+sao",
+                r"vì\s+sao",
+                r"tại\s+sao",
+                r"giải\s+thích",
+                r"kiến\s+trúc",
+                r"tổng\s+quan",
+            ),
+        },
+        targeted=False,
+    ),
+    Rule("8:fallback", UNDERSTAND_CODE, 0.40, "always"),
+)
+
+# Words never taken as a target: articles, prepositions and the nouns people put around a name
+# ("the Session class", "hàm parseConfig"), per language.
+_STOPWORDS: frozenset[str] = frozenset(
+    (
+        # English
+        "a",
+        "an",
+        "the",
+        "of",
+        "to",
+        "for",
+        "in",
+        "on",
+        "at",
+        "by",
+        "from",
+        "with",
+        "is",
+        "are",
+        "be",
+        "this",
+        "that",
+        "these",
+        "those",
+        "it",
+        "its",
+        "all",
+        "any",
+        "function",
+        "functions",
+        "method",
+        "methods",
+        "class",
+        "classes",
+        "type",
+        "variable",
+        "field",
+        "module",
+        "file",
+        "code",
+        "i",
+        "we",
+        "you",
+        "my",
+        "our",
+        "if",
+        "when",
+        "what",
+        "which",
+        "who",
+        "where",
+        "how",
+        "do",
+        "does",
+        "change",
+        "changing",
+        "modify",
+        "remove",
+        "rename",
+        # Italian
+        "il",
+        "lo",
+        "la",
+        "gli",
+        "le",
+        "un",
+        "uno",
+        "una",
+        "di",
+        "del",
+        "dello",
+        "della",
+        "dei",
+        "degli",
+        "delle",
+        "al",
+        "allo",
+        "alla",
+        "ai",
+        "agli",
+        "alle",
+        "da",
+        "dal",
+        "dalla",
+        "nel",
+        "nella",
+        "su",
+        "sul",
+        "sulla",
+        "per",
+        "con",
+        "che",
+        "chi",
+        "cosa",
+        "se",
+        "funzione",
+        "funzioni",
+        "metodo",
+        "metodi",
+        "classe",
+        "classi",
+        "variabile",
+        "modulo",
+        "codice",
+        "cambio",
+        "modifico",
+        "rimuovo",
+        # Vietnamese (one syllable per word)
+        "hàm",
+        "lớp",
+        "phương",
+        "thức",
+        "biến",
+        "của",
+        "các",
+        "những",
+        "cái",
+        "gì",
+        "tôi",
+        "nếu",
+        "này",
+        "đó",
+        "đến",
+        "tới",
+        "vào",
+        "mã",
+        "tệp",
+    )
+)
+
+# Words that look like CamelCase but are names of products, not of code.
+_NOT_IDENTIFIERS: frozenset[str] = frozenset(
+    (
+        "JavaScript",
+        "TypeScript",
+        "CoffeeScript",
+        "GitHub",
+        "GitLab",
+        "BitBucket",
+        "PyPI",
+        "NumPy",
+        "SciPy",
+        "PostgreSQL",
+        "MySQL",
+        "SQLite",
+        "MongoDB",
+        "GraphQL",
+        "OAuth",
+        "WebAssembly",
+        "YouTube",
+        "LinkedIn",
+        "OpenAI",
+        "VSCode",
+        "NeoVim",
+        "macOS",
+        "iOS",
+        "iPhone",
+        "iPad",
+        "e.g",
+        "i.e",
+    )
+)
+
+# DESIGN §2 rule 1.
+_DECL_KEYWORDS = (
+    "def",
+    "class",
+    "func",
+    "fn",
+    "function",
+    "interface",
+    "struct",
+    "type",
+    "enum",
+    "trait",
+    "import",
+)
+# After a declaration keyword and a name, only code may follow: punctuation, or a keyword that
+# continues a declaration (`type Config struct`, `class A extends B`, `import numpy as np`).
+_DECL_CONTINUATIONS = ("struct", "interface", "extends", "implements", "as", "from", "impl", "where")
+
+_TOKEN = r"[A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)*"
+_TOKEN_RE = re.compile(rf"(?<![\w$.]){_TOKEN}")
+_CODE_SHAPE_RE = re.compile(r"[a-z][A-Z]|[A-Z]{2,}[a-z]{2,}|_[A-Za-z0-9]|[A-Za-z0-9]_|\.|::")
+_WORD_RE = re.compile(r"[\w$][\w$.:]*")
+_QUOTED_RE = re.compile(r"\"([^\"]+)\"|“([^”]+)”")
+# A Go method receiver may sit between `func` and the name: `func (s *Server) Start`.
+_DECL_RE = re.compile(
+    rf"(?:{'|'.join(_DECL_KEYWORDS)})\s+(?:\([^)]*\)\s*)?(?P<name>{_TOKEN})(?P<rest>.*)",
+    re.IGNORECASE | re.DOTALL,
+)
+_DECL_REST_RE = re.compile(rf"\s*(?:$|[^\w\s]|(?:{'|'.join(_DECL_CONTINUATIONS)})(?!\w))", re.IGNORECASE)
+_ERRNO_NAMES: frozenset[str] = frozenset(errno.errorcode.values())
+_ERRNO_RE = re.compile(r"(?<![\w$])E[A-Z0-9]{2,}(?![\w$])")
+_ERROR_NAME_RE = re.compile(r"(?<![\w$])(?:Traceback|[A-Z][A-Za-z0-9]*(?:Error|Exception))(?![\w$])")
+_PANIC_RE = re.compile(r"(?<![\w$])panic:")
+_WHOLE_IDENTIFIER_RE = re.compile(rf"`?(?P<name>{_TOKEN})`?\s*(?:\(\s*\))?\s*\??")
+_SLOT_X = r"(?P<x>.+?)"
+_SLOT_ID = rf"(?P<id>{_TOKEN})"
+_LOOKBEHIND_RE = re.compile(r"\(\?<!(?:\\.|[^)])*\)")
+
+
+def is_identifier(token: str) -> bool:
+    """Whether a word reads as code: camelCase/PascalCase, snake_case, dunder or a dotted/`::` path.
+
+    Plain words (`retry`, `Session`, `URLs`) are not identifiers: a query made of them is prose.
+    """
+    return token not in _NOT_IDENTIFIERS and _CODE_SHAPE_RE.search(token) is not None
+
+
+def _first_identifier(text: str) -> str | None:
+    for match in _TOKEN_RE.finditer(text):
+        if is_identifier(match.group()):
+            return match.group()
+    return None
+
+
+def _pick_target(text: str) -> str | None:
+    """The name a phrase is about: a quoted string, else the first identifier, else the first content word."""
+    quoted = _QUOTED_RE.search(text)
+    if quoted:
+        return quoted.group(1) or quoted.group(2)
+    identifier = _first_identifier(text)
+    if identifier:
+        return identifier
+    for match in _WORD_RE.finditer(text):
+        word = match.group().rstrip(".:")
+        if word and word.lower() not in _STOPWORDS:
+            return word
+    return None
+
+
+@dataclass(frozen=True)
+class _Found:
+    """A rule matched; `target` may still be None (a `how …` question names nothing)."""
+
+    target: str | None
+
+
+@dataclass(frozen=True)
+class _Phrase:
+    pattern: re.Pattern[str]
+    slot: str | None
+
+
+@dataclass(frozen=True)
+class _PhraseFamily:
+    """A phrase rule compiled: a linear-time RE2 screen rejects most queries in one pass (a
+    backtracking alternation of every phrase costs ~50 µs on a long query, RE2 ~2 µs); only a query
+    that passes it is tried row by row, in order, with the exact patterns."""
+
+    screen: Any
+    rows: tuple[_Phrase, ...]
+
+
+def _bounded(fragment: str) -> str:
+    """Whole words only. A phrase opening with `{x}` is anchored at the start: a search finds the
+    leftmost match, and `{x}` can always stretch back to the start, so the anchor changes no answer
+    but spares a scan from every position (quadratic in the query's length)."""
+    anchor = "^" if fragment.startswith("{x}") else ""
+    return rf"{anchor}(?<!\w)(?:{fragment})(?!\w)"
+
+
+def _compile_phrase(fragment: str) -> _Phrase:
+    slot = "x" if "{x}" in fragment else "id" if "{id}" in fragment else None
+    source = _bounded(fragment).replace("{x}", _SLOT_X).replace("{id}", _SLOT_ID)
+    return _Phrase(re.compile(source, re.IGNORECASE | re.DOTALL), slot)
+
+
+def _screen_source(fragments: list[str]) -> str:
+    """An RE2 pattern matching every query some row matches (maybe more): RE2 has no lookbehind,
+    so word boundaries consume a non-word character, lookbehinds are dropped and both slots become
+    `.+?`. `_normalise` leaves only ASCII spaces, which RE2's `\\s` and Python's agree on."""
+    bodies = [_LOOKBEHIND_RE.sub("", f).replace("{x}", ".+?").replace("{id}", ".+?") for f in fragments]
+    return rf"(?is)(?:^|[^\pL\pN_])(?:{'|'.join(bodies)})(?:$|[^\pL\pN_])"
+
+
+def _compile_family(rule: Rule) -> _PhraseFamily:
+    fragments = [fragment for rows in rule.phrases.values() for fragment in rows]
+    screen = re2.compile(_screen_source(fragments))
+    return _PhraseFamily(screen, tuple(_compile_phrase(f) for f in fragments))
+
+
+_FAMILIES: Mapping[str, _PhraseFamily] = MappingProxyType(
+    {rule.id: _compile_family(rule) for rule in RULES if rule.shape == _PHRASES}
+)
+
+
+def _match_phrases(rule: Rule, query: str) -> _Found | None:
+    family = _FAMILIES[rule.id]
+    if family.screen.search(query) is None:
+        return None
+    for phrase in family.rows:
+        match = phrase.pattern.search(query)
+        if match is None:
+            continue
+        if phrase.slot == "id":
+            if is_identifier(match.group("id")):
+                return _Found(match.group("id"))
+            continue
+        if phrase.slot == "x":
+            return _Found(_pick_target(match.group("x")))
+        return _Found(_pick_target(query[match.end() :]) or _pick_target(query[: match.start()]))
+    return None
+
+
+def _match_decl_keyword(rule: Rule, query: str) -> _Found | None:
+    """`class Session`, `def parse_config(self):` — but not `function that parses config`.
+
+    The name must be followed by nothing, by code punctuation or by a keyword continuing the
+    declaration, unless it is itself a code identifier: otherwise the query is prose that merely
+    begins with a keyword-like word, and a 0.95 verdict would send it down the direct path.
+    """
+    match = _DECL_RE.match(query)
+    if match is None:
+        return None
+    name = match.group("name")
+    if name.lower() in _STOPWORDS:
+        return None
+    if is_identifier(name) or _DECL_REST_RE.match(match.group("rest")):
+        return _Found(name)
+    return None
+
+
+def _match_regex(rule: Rule, query: str) -> _Found | None:
+    explicit = query.startswith("re:") or (len(query) > 2 and query.startswith("/") and query.endswith("/"))
+    return _Found(query) if explicit else None
+
+
+def _match_quoted(rule: Rule, query: str) -> _Found | None:
+    match = _QUOTED_RE.search(query)
+    return _Found(match.group(1) or match.group(2)) if match else None
+
+
+def _match_error_token(rule: Rule, query: str) -> _Found | None:
+    panic = _PANIC_RE.search(query)
+    if panic:
+        return _Found(query[panic.start() :].strip())
+    name = _ERROR_NAME_RE.search(query)
+    if name:
+        return _Found(name.group())
+    for match in _ERRNO_RE.finditer(query):
+        if match.group() in _ERRNO_NAMES:
+            return _Found(match.group())
+    return None
+
+
+def _match_identifier_whole(rule: Rule, query: str) -> _Found | None:
+    match = _WHOLE_IDENTIFIER_RE.fullmatch(query)
+    if match and is_identifier(match.group("name")):
+        return _Found(match.group("name"))
+    return None
+
+
+def _match_identifier_in_query(rule: Rule, query: str) -> _Found | None:
+    identifier = _first_identifier(query)
+    return _Found(identifier) if identifier else None
+
+
+def _match_always(rule: Rule, query: str) -> _Found | None:
+    return _Found(None)
+
+
+_MATCHERS: Mapping[str, Callable[[Rule, str], _Found | None]] = MappingProxyType(
+    {
+        "decl-keyword": _match_decl_keyword,
+        _PHRASES: _match_phrases,
+        "regex": _match_regex,
+        "quoted": _match_quoted,
+        "error-token": _match_error_token,
+        "identifier-whole": _match_identifier_whole,
+        "identifier-in-query": _match_identifier_in_query,
+        "always": _match_always,
+    }
+)
+
+
+def _normalise(query: str) -> str:
+    """One space between words; non-ASCII text in one form (Vietnamese may arrive decomposed,
+    apostrophes curly, spaces non-breaking)."""
+    query = " ".join(query.split())
+    if query.isascii():
+        return query
+    return unicodedata.normalize("NFC", query).replace("’", "'").replace("‘", "'")
+
+
+def classify(query: str) -> Classification:
+    """Run the DESIGN §2 rules in order on `query`; the first that matches decides."""
+    text = _normalise(query)
+    for rule in RULES:
+        found = _MATCHERS[rule.shape](rule, text)
+        if found is not None:
+            target = found.target if rule.targeted else None
+            return Classification(rule.intent, rule.confidence, rule.id, target)
+    raise AssertionError("the fallback rule always matches")
+
+
+def pin(intent: str, query: str | None = None) -> Classification:
+    """An intent the caller chose (`intent` in the request): confidence 1.0; the target is still read."""
+    if intent not in INTENTS:
+        raise ValueError(f"unknown intent {intent!r}; expected one of: {', '.join(INTENTS)}")
+    target = classify(query).target if query else None
+    return Classification(intent, 1.0, "pinned", target)

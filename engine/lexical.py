@@ -1,0 +1,92 @@
+"""BM25 over code chunks: the text retriever's answer to a question rather than a literal.
+
+`how does retry work` or `where are settings loaded from env` is not a string any file contains.
+Scored word by word over chunks (one per definition, doc section or window of module code), the
+chunk whose words, file name and symbol name best cover the question ranks first. Words come
+from `tokens.code_tokens`, so `load settings` meets `load_settings` and `loadSettings`.
+
+A chunk's file stem, last folder names and symbol name are repeated into its token list: a
+question's words found in the name of the thing are stronger evidence than the same words in a
+comment deep inside a body. The weights are data below.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import PurePosixPath
+
+import bm25s
+import numpy as np
+
+from .records import Chunk
+from .tokens import code_tokens, query_tokens, token_bag
+
+# bm25s logs every index build at DEBUG through its own handler; a search engine's user does not care.
+logging.getLogger("bm25s").setLevel(logging.WARNING)
+
+# Field weights, as repetitions of a field's tokens (BM25 term frequency saturates through k1,
+# so a repeat is a boost, not a multiplier). Tuned on the questions in tests/engine/test_lexical.py.
+SYMBOL_WEIGHT = 3
+PATH_WEIGHT = 2
+# How many trailing folder names count as part of the path field (`inventory/service.py` ->
+# `inventory`); deeper folders (`src`, `main`, `java`, `com`) say little about the content.
+PATH_FOLDERS = 2
+# BM25 parameters: bm25s' defaults (Lucene's k1 and b).
+K1 = 1.5
+B = 0.75
+# Chunks whose tokens are remembered between builds: the index is rebuilt after every file change,
+# and re-tokenising the unchanged 99% of a repository is most of a rebuild's cost.
+TOKEN_CACHE_SIZE = 1 << 17
+
+
+def chunk_tokens(chunk: Chunk) -> list[str]:
+    """The weighted token list of one chunk: its text, plus its symbol and path fields repeated."""
+    return list(_fields_tokens(chunk.path, chunk.symbol, chunk.text))
+
+
+@lru_cache(maxsize=TOKEN_CACHE_SIZE)
+def _fields_tokens(path: str, symbol: str | None, text: str) -> tuple[str, ...]:
+    tokens = token_bag(text)
+    if symbol:
+        tokens.extend(code_tokens(symbol) * SYMBOL_WEIGHT)
+    tokens.extend(code_tokens(_path_words(path)) * PATH_WEIGHT)
+    return tuple(tokens)
+
+
+def _path_words(path: str) -> str:
+    pure = PurePosixPath(path)
+    return " ".join([*pure.parent.parts[-PATH_FOLDERS:], pure.stem])
+
+
+@dataclass(frozen=True)
+class LexicalIndex:
+    """An immutable BM25 index over chunk positions 0..n-1 of the sequence it was built from."""
+
+    model: bm25s.BM25 | None
+    size: int
+
+    @classmethod
+    def build(cls, chunks: Sequence[Chunk]) -> LexicalIndex:
+        """Index the chunks; positions in `search` results are positions in `chunks`."""
+        corpus = [_fields_tokens(chunk.path, chunk.symbol, chunk.text) for chunk in chunks]
+        if not any(corpus):
+            return cls(None, len(chunks))
+        model = bm25s.BM25(k1=K1, b=B)
+        model.index(corpus, show_progress=False)
+        return cls(model, len(chunks))
+
+    def search(self, query: str, limit: int = 50) -> list[tuple[int, float]]:
+        """(chunk position, score) of the best chunks for a query, best first; only positive scores."""
+        if self.model is None or limit <= 0:
+            return []
+        known = [token for token in query_tokens(query) if token in self.model.vocab_dict]
+        if not known:
+            return []
+        scores = np.asarray(self.model.get_scores(known), dtype=np.float64)
+        count = min(limit, scores.size)
+        top = np.argpartition(-scores, count - 1)[:count]
+        ordered = top[np.lexsort((top, -scores[top]))]
+        return [(int(position), float(scores[position])) for position in ordered if scores[position] > 0]

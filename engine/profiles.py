@@ -1,0 +1,132 @@
+"""The numbers that decide which retrievers answer a query and how their rankings are combined.
+
+A user sees these as the `weight`, `k`, `boost` and `demoted` fields of every search result, and
+as the difference between the `quick`, `default` and `thorough` presets. They are the design
+(DESIGN §3 and §4), so they live here as data, in one place, each next to the section that sets
+it; routing and fusion read them and contain no numbers of their own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Final
+
+# Modality ids, the same short strings in weights, JSON, logs, CLI flags and settings (DESIGN §1).
+SEMANTIC: Final = "semantic"
+TEXT: Final = "text"
+STRUCTURAL: Final = "structural"
+GRAPH: Final = "graph"
+MODALITIES: Final[tuple[str, ...]] = (SEMANTIC, TEXT, STRUCTURAL, GRAPH)
+
+# Intent ids (DESIGN §2).
+FIND_DEFINITION: Final = "find_definition"
+FIND_REFERENCES: Final = "find_references"
+UNDERSTAND_CODE: Final = "understand_code"
+FIND_SIMILAR: Final = "find_similar"
+IMPACT_ANALYSIS: Final = "impact_analysis"
+EXACT_MATCH: Final = "exact_match"
+INTENTS: Final[tuple[str, ...]] = (
+    FIND_DEFINITION,
+    FIND_REFERENCES,
+    UNDERSTAND_CODE,
+    FIND_SIMILAR,
+    IMPACT_ANALYSIS,
+    EXACT_MATCH,
+)
+
+
+def _profile(semantic: float, text: float, structural: float, graph: float) -> Mapping[str, float]:
+    return MappingProxyType({SEMANTIC: semantic, TEXT: text, STRUCTURAL: structural, GRAPH: graph})
+
+
+# Weight of each modality per intent (DESIGN §3). A weight of 0 means the modality never runs.
+WEIGHTS: Final[Mapping[str, Mapping[str, float]]] = MappingProxyType(
+    {
+        FIND_DEFINITION: _profile(0.2, 0.1, 0.6, 0.1),
+        FIND_REFERENCES: _profile(0.1, 0.2, 0.2, 0.5),
+        UNDERSTAND_CODE: _profile(0.5, 0.2, 0.2, 0.1),
+        FIND_SIMILAR: _profile(0.4, 0.3, 0.2, 0.1),
+        IMPACT_ANALYSIS: _profile(0.1, 0.1, 0.1, 0.7),
+        EXACT_MATCH: _profile(0.0, 0.9, 0.1, 0.0),
+    }
+)
+
+# How a preset routes a query (DESIGN §4 "Presets", column "routing").
+SINGLE: Final = "single"  # one modality, no fusion
+DIRECT_OR_FUSED: Final = "direct-or-fused"  # direct at high confidence, else fused
+FUSED: Final = "fused"  # always fused
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A speed/recall trade-off the user picks by name: which modalities run, the RRF k, how to route."""
+
+    name: str
+    modalities: tuple[str, ...]
+    k: int | None
+    routing: str
+
+
+# DESIGN §4 "Presets": quick = semantic only, no fusion (k "—"); default = semantic, text,
+# structural, k 40, direct at >= 0.85; thorough = all four, k 60, always fused.
+PRESETS: Final[Mapping[str, Preset]] = MappingProxyType(
+    {
+        "quick": Preset("quick", (SEMANTIC,), None, SINGLE),
+        "default": Preset("default", (SEMANTIC, TEXT, STRUCTURAL), 40, DIRECT_OR_FUSED),
+        "thorough": Preset("thorough", MODALITIES, 60, FUSED),
+    }
+)
+DEFAULT_PRESET: Final = "default"
+
+# DESIGN §4: `quick` falls back to text when the semantic backend is off (or the intent gives
+# semantic weight 0, DESIGN §3: an exact string never touches the embedding model).
+QUICK_FALLBACK_MODALITY: Final = TEXT
+
+# k for a fused route whose preset defines none (quick with pinned modes, or a rescued quick
+# query). DESIGN §4 sets no k for quick; 60 is the RRF constant of Cormack, Clarke and Büttcher
+# (SIGIR 2009), the same value DESIGN §4 gives `thorough`.
+FALLBACK_K: Final = 60
+
+# DESIGN §4 "Direct path": confidence at or above this skips fusion.
+DIRECT_THRESHOLD: Final = 0.85
+
+# Weight given to a modality the user pinned in `modes` whose profile weight is 0 (DESIGN §4
+# "Explicit modes override the preset"; §3 says weight 0 never runs, so a pinned modality needs a
+# weight to run at all). 0.1 is the smallest non-zero weight of the §3 table: the pinned modality
+# counts, but never outweighs one the intent actually favours. When every pinned weight is 0 they
+# all get this floor, which is the same as equal weights.
+PINNED_FLOOR_WEIGHT: Final = 0.1
+
+# DESIGN §4 graph-importance boost: min(1 + BOOST_SLOPE * ln(1 + centrality), BOOST_CAP).
+BOOST_SLOPE: Final = 0.3
+BOOST_CAP: Final = 1.5
+
+# DESIGN §4 demotion: score × DEMOTE_FACTOR for vendor/build/archive, minified and generated
+# files (configurable through the `fourfold` settings, so this is only the default).
+DEMOTE_FACTOR: Final = 0.5
+
+# DESIGN §4: directories whose files are demoted wherever they sit in the path.
+DEMOTED_DIRS: Final[frozenset[str]] = frozenset(
+    {"vendor", "node_modules", "third_party", "build", "dist", "out", "target", "archive"}
+)
+# DESIGN §4 "minified and generated files": file-name endings of minified bundles and of the
+# output of common code generators (protobuf, gRPC, .NET designers, Dart build_runner).
+DEMOTED_SUFFIXES: Final[tuple[str, ...]] = (
+    ".min.js",
+    ".min.mjs",
+    ".min.css",
+    "_pb2.py",
+    "_pb2.pyi",
+    "_pb2_grpc.py",
+    ".pb.go",
+    ".pb.cc",
+    ".pb.h",
+    ".designer.cs",
+    ".g.dart",
+    ".freezed.dart",
+)
+# DESIGN §4 "generated files": markers inside a file name (`api.generated.ts`, `zz_generated.deepcopy.go`,
+# `schema_generated.rs`, `client.gen.go`).
+DEMOTED_NAME_MARKERS: Final[tuple[str, ...]] = (".generated.", "_generated.", "zz_generated", ".gen.")

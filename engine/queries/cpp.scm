@@ -1,0 +1,20 @@
+; Fourfold's own C++ queries: classes, structs, enums, namespaces, aliases, macros, calls,
+; base classes and includes.
+
+(class_specifier name: (type_identifier) @name body: (_)) @definition.class
+(struct_specifier name: (type_identifier) @name body: (_)) @definition.struct
+(union_specifier name: (type_identifier) @name body: (_)) @definition.struct
+(enum_specifier name: (type_identifier) @name body: (_)) @definition.enum
+(namespace_definition name: [(namespace_identifier) (nested_namespace_specifier)] @name) @definition.namespace
+(alias_declaration name: (type_identifier) @name) @definition.type
+(preproc_def name: (identifier) @name) @definition.macro
+(preproc_function_def name: (identifier) @name) @definition.macro
+
+(call_expression function: (identifier) @name) @reference.call
+(call_expression function: (field_expression field: (field_identifier) @name)) @reference.call
+(call_expression function: (qualified_identifier name: (identifier) @name)) @reference.call
+
+(base_class_clause (type_identifier) @name) @reference.inherit
+(base_class_clause (qualified_identifier name: (type_identifier) @name)) @reference.inherit
+
+(preproc_include path: (_) @import)

@@ -1,0 +1,30 @@
+; Fourfold's own JavaScript queries: constructors, class fields, constants, inheritance, imports.
+
+(method_definition
+  name: (property_identifier) @name
+  (#eq? @name "constructor")) @definition.constructor
+
+(field_definition
+  property: (property_identifier) @name) @definition.field
+
+(program
+  (lexical_declaration
+    "const"
+    (variable_declarator
+      name: (identifier) @name
+      value: [(number) (string) (template_string) (object) (array) (true) (false)
+              (null) (binary_expression) (new_expression) (call_expression)
+              (member_expression) (identifier) (regex)]) @definition.constant))
+
+(class_heritage (identifier) @name) @reference.inherit
+(class_heritage (member_expression property: (property_identifier) @name)) @reference.inherit
+
+(import_statement source: (string) @import)
+(export_statement source: (string) @import)
+(call_expression
+  function: (identifier) @_require
+  arguments: (arguments . (string) @import)
+  (#eq? @_require "require"))
+(call_expression
+  function: (import)
+  arguments: (arguments . (string) @import))

@@ -1,0 +1,49 @@
+; Fourfold's own TypeScript queries. The grammar's tags.scm only adds TS-specific nodes to the
+; JavaScript tags (which Fourfold also loads); here: classes, aliases, enums, fields, inheritance, imports.
+
+(method_definition
+  name: (property_identifier) @name
+  (#eq? @name "constructor")) @definition.constructor
+
+(class_declaration
+  name: (type_identifier) @name) @definition.class
+
+(type_alias_declaration
+  name: (type_identifier) @name) @definition.type
+
+(enum_declaration
+  name: (identifier) @name) @definition.enum
+
+(internal_module
+  name: [(identifier) (nested_identifier)] @name) @definition.namespace
+
+(public_field_definition
+  name: (property_identifier) @name) @definition.field
+
+(property_signature
+  name: (property_identifier) @name) @definition.property
+
+(program
+  (lexical_declaration
+    "const"
+    (variable_declarator
+      name: (identifier) @name
+      value: [(number) (string) (template_string) (object) (array) (true) (false)
+              (null) (binary_expression) (new_expression) (call_expression)
+              (member_expression) (identifier) (regex) (as_expression)]) @definition.constant))
+
+(extends_clause value: (identifier) @name) @reference.inherit
+(extends_clause value: (member_expression property: (property_identifier) @name)) @reference.inherit
+(implements_clause (type_identifier) @name) @reference.inherit
+(implements_clause (generic_type name: (type_identifier) @name)) @reference.inherit
+(extends_type_clause type: (type_identifier) @name) @reference.inherit
+
+(import_statement source: (string) @import)
+(export_statement source: (string) @import)
+(call_expression
+  function: (identifier) @_require
+  arguments: (arguments . (string) @import)
+  (#eq? @_require "require"))
+(call_expression
+  function: (import)
+  arguments: (arguments . (string) @import))

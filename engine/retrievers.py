@@ -1,0 +1,185 @@
+"""The four modalities as retrievers: each turns a classified request into its own ranked hit list.
+
+They adapt the indexes (trigram postings, BM25 chunks, symbol table, code graph, vectors) to one
+signature so the Searcher can run them side by side and fuse only their ranks. Each one decides
+what part of the query it understands: the text retriever searches a quoted string or identifier
+literally and a question lexically; the structural one looks the named symbol up; the graph one
+answers references and impact from edges.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Callable
+
+import numpy as np
+
+from .intent import Classification
+from .lexical import LexicalIndex
+from .records import Chunk, Hit, Symbol
+from .search import SearchRequest
+from .snapshot import Snapshot
+from .symbols import parse_symbol_query
+from .textsearch import TextQuery, candidate_plan, parse_text_query, search_text
+from .tokens import query_tokens
+from .vectors import VectorIndex
+
+# Intents whose target names one thing the text retriever can find literally.
+LITERAL_INTENTS = frozenset({"exact_match", "find_definition", "find_references", "impact_analysis"})
+WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
+
+
+def _text_query(request: SearchRequest, classification: Classification) -> TextQuery | None:
+    """The literal form of the request for the trigram path, or None when it is a question for BM25."""
+    query = request.query.strip()
+    if classification.target and classification.intent in LITERAL_INTENTS:
+        return parse_text_query(classification.target)
+    parsed = parse_text_query(query)
+    if parsed.kind in ("regex", "identifier"):
+        return parsed
+    return None
+
+
+class LexicalCache:
+    """BM25 over the chunks of the latest snapshot, rebuilt at most once per snapshot generation."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._generation = -1
+        self._index: LexicalIndex | None = None
+        self._chunks: list[Chunk] = []
+
+    def get(self, snapshot: Snapshot) -> tuple[LexicalIndex, list[Chunk]]:
+        with self._lock:
+            if self._index is None or self._generation != snapshot.generation:
+                self._chunks = snapshot.chunks()
+                self._index = LexicalIndex.build(self._chunks)
+                self._generation = snapshot.generation
+            return self._index, self._chunks
+
+
+def _chunk_hit(chunk: Chunk, score: float) -> Hit:
+    first = next((line.strip() for line in chunk.text.splitlines()[3:] if line.strip()), "")
+    return Hit(chunk.path, chunk.span, score, chunk.symbol, chunk.kind, first[:200], chunk.language)
+
+
+def make_text_retriever(
+    lexical: LexicalCache,
+) -> Callable[[Snapshot, SearchRequest, Classification, int], list[Hit]]:
+    def text(
+        snapshot: Snapshot, request: SearchRequest, classification: Classification, depth: int
+    ) -> list[Hit]:
+        literal = _text_query(request, classification)
+        if literal is not None:
+            return literal_hits(snapshot, literal, depth)
+        index, chunks = lexical.get(snapshot)
+        return [_chunk_hit(chunks[position], score) for position, score in index.search(request.query, depth)]
+
+    return text
+
+
+def literal_hits(snapshot: Snapshot, query: TextQuery, limit: int) -> list[Hit]:
+    """Trigram candidates confirmed by the real matcher (RE2 for regexes)."""
+    plan = candidate_plan(query)
+    if plan is None:
+        paths = sorted(snapshot.files)
+    else:
+        ids: set[int] = set()
+        for grams in plan:
+            ids.update(int(doc) for doc in snapshot.trigrams.candidates(grams))
+        paths = sorted(snapshot.paths_by_id[doc] for doc in ids if doc in snapshot.paths_by_id)
+    files = ((path, text) for path in paths if (text := snapshot.text(path)) is not None)
+    result = search_text(query, files, limit=limit)
+    return [_with_symbol(snapshot, hit) for hit in result.hits]
+
+
+def _with_symbol(snapshot: Snapshot, hit: Hit) -> Hit:
+    """Attach the innermost enclosing definition, so fusion can merge this hit with other modalities'."""
+    parsed = snapshot.parsed.get(hit.path)
+    if parsed is None:
+        return hit
+    best: Symbol | None = None
+    for symbol in parsed.symbols:
+        if symbol.span.contains_line(hit.span.start_line) and (
+            best is None or symbol.span.start_line >= best.span.start_line
+        ):
+            best = symbol
+    language = snapshot.files[hit.path].language if hit.path in snapshot.files else None
+    return Hit(
+        hit.path,
+        hit.span,
+        hit.score,
+        best.qualified if best else None,
+        best.kind if best else None,
+        hit.snippet,
+        language,
+    )
+
+
+def _symbol_hit(symbol: Symbol, score: float) -> Hit:
+    return Hit(
+        symbol.path, symbol.span, score, symbol.qualified, symbol.kind, symbol.signature, symbol.language
+    )
+
+
+def structural(
+    snapshot: Snapshot, request: SearchRequest, classification: Classification, depth: int
+) -> list[Hit]:
+    """Symbols named by the query: its target, or each identifier-like word of a question."""
+    if classification.target:
+        name, kinds = parse_symbol_query(classification.target)
+        return [_symbol_hit(m.symbol, m.score) for m in snapshot.symbols.search(name, kinds, depth)]
+    name, kinds = parse_symbol_query(request.query)
+    if len(name.split()) <= 1:
+        return [_symbol_hit(m.symbol, m.score) for m in snapshot.symbols.search(name, kinds, depth)]
+    merged: dict[tuple[str, str], Hit] = {}
+    for word in query_tokens(name):
+        for match in snapshot.symbols.search(word, kinds, depth):
+            if match.tier == "fuzzy":
+                continue  # a stray word of a question matching by subsequence is noise
+            key = (match.symbol.path, match.symbol.qualified)
+            if key not in merged or merged[key].score < match.score:
+                merged[key] = _symbol_hit(match.symbol, match.score)
+    return sorted(merged.values(), key=lambda hit: -hit.score)[:depth]
+
+
+def graph(
+    snapshot: Snapshot, request: SearchRequest, classification: Classification, depth: int
+) -> list[Hit]:
+    """Call sites for references, the reverse closure for impact, personalized PageRank otherwise."""
+    target = classification.target
+    if classification.intent == "find_references" and target:
+        return snapshot.graph.callers(target, limit=depth)
+    if classification.intent == "impact_analysis" and target:
+        return snapshot.graph.impact(target, depth=3, limit=depth)
+    words = [target] if target else query_tokens(request.query)
+    return snapshot.graph.related(words, limit=depth)
+
+
+class SemanticState:
+    """The vectors of embedded chunks and the backend that embeds queries; swapped as embedding runs."""
+
+    def __init__(self) -> None:
+        self.vectors: VectorIndex | None = None
+        self.chunks_by_digest: dict[str, Chunk] = {}
+        self.embed_query: Callable[[str], object] | None = None
+
+
+def make_semantic_retriever(
+    state: SemanticState,
+) -> Callable[[Snapshot, SearchRequest, Classification, int], list[Hit]]:
+    def semantic(
+        snapshot: Snapshot, request: SearchRequest, classification: Classification, depth: int
+    ) -> list[Hit]:
+        vectors, embed = state.vectors, state.embed_query
+        if vectors is None or embed is None or len(vectors) == 0:
+            return []
+        hits = []
+        for key, score in vectors.search_keys(np.asarray(embed(request.query)), limit=depth):
+            chunk = state.chunks_by_digest.get(key)
+            if chunk is not None and chunk.path in snapshot.files:
+                hits.append(_chunk_hit(chunk, score))
+        return hits
+
+    return semantic

@@ -1,0 +1,313 @@
+"""One query interface in front of four retrievers: classify, route, run, fuse, explain.
+
+The request and response here are the contract of DESIGN §7 (`fourfold.search` and
+`fourfold search --json`). Retrievers of one query run concurrently, each within a time budget;
+one that fails or runs late is left out of fusion and reported, and the query still answers.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import logging
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pathspec
+
+from .fusion import FusedResult, fuse
+from .intent import Classification, classify, pin
+from .records import Hit, Span
+from .routing import Route, plan_route, rescue_route
+from .snapshot import Snapshot
+
+log = logging.getLogger(__name__)
+
+MODALITIES = ("semantic", "text", "structural", "graph")
+INTENTS = (
+    "find_definition",
+    "find_references",
+    "understand_code",
+    "find_similar",
+    "impact_analysis",
+    "exact_match",
+)
+# Every retriever gets this long before it is left out (a slow model must not hold the query).
+RETRIEVER_BUDGET_S = 5.0
+# How many hits each retriever contributes to fusion.
+RETRIEVER_DEPTH = 100
+MAX_QUERY_LENGTH = 2000
+MAX_LIMIT = 500
+
+
+class SearchError(ValueError):
+    """A request that cannot run as given, with a message that says how to fix it."""
+
+
+@dataclass(frozen=True)
+class SearchRequest:
+    """The arguments of `fourfold.search` (DESIGN §7)."""
+
+    query: str
+    limit: int = 20
+    preset: str | None = None
+    modes: tuple[str, ...] | None = None
+    intent: str | None = None
+    paths: tuple[str, ...] | None = None
+    languages: tuple[str, ...] | None = None
+
+    @classmethod
+    def from_mapping(cls, values: Mapping[str, Any]) -> SearchRequest:
+        """Validate protocol arguments; every problem is a SearchError a person can act on."""
+        if not isinstance(values, Mapping):
+            raise SearchError('fourfold.search takes one object argument, e.g. [{"query": "parse config"}]')
+        unknown = set(values) - {"query", "limit", "preset", "modes", "intent", "paths", "languages"}
+        if unknown:
+            raise SearchError(f"unknown argument(s) {', '.join(sorted(unknown))} for fourfold.search")
+        query = values.get("query")
+        if not isinstance(query, str):
+            raise SearchError('"query" is required and must be a string')
+        request = cls(
+            query=query,
+            limit=_int_arg(values.get("limit", 20), "limit"),
+            preset=_choice(values.get("preset"), ("quick", "default", "thorough"), "preset"),
+            modes=_choices(values.get("modes"), MODALITIES, "modes"),
+            intent=_choice(values.get("intent"), INTENTS, "intent"),
+            paths=_strings(values.get("paths"), "paths"),
+            languages=_strings(values.get("languages"), "languages"),
+        )
+        request.validate()
+        return request
+
+    def validate(self) -> None:
+        if len(self.query) > MAX_QUERY_LENGTH:
+            raise SearchError(f"query is {len(self.query)} characters; the limit is {MAX_QUERY_LENGTH}")
+        if not 1 <= self.limit <= MAX_LIMIT:
+            raise SearchError(f'"limit" must be between 1 and {MAX_LIMIT}')
+
+
+def _int_arg(value: Any, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise SearchError(f'"{name}" must be an integer')
+    return value
+
+
+def _choice(value: Any, allowed: Sequence[str], name: str) -> str | None:
+    if value is None:
+        return None
+    if value not in allowed:
+        raise SearchError(f'"{name}" must be one of {", ".join(allowed)} (got {value!r})')
+    return str(value)
+
+
+def _strings(value: Any, name: str) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    if not isinstance(value, list | tuple) or not all(isinstance(item, str) for item in value):
+        raise SearchError(f'"{name}" must be a list of strings')
+    return tuple(value)
+
+
+def _choices(value: Any, allowed: Sequence[str], name: str) -> tuple[str, ...] | None:
+    items = _strings(value, name)
+    for item in items or ():
+        _choice(item, allowed, name)
+    return items
+
+
+@dataclass(frozen=True)
+class ModalityReport:
+    """How one modality took part in a query: its weight, whether it ran, its hit count and time."""
+
+    weight: float
+    ran: bool
+    hits: int = 0
+    ms: float = 0.0
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class SearchResponse:
+    """The result object of DESIGN §7; `to_dict` is exactly what the protocol and `--json` carry."""
+
+    query: str
+    intent: str
+    confidence: float
+    rule: str
+    target: str | None
+    fusion_strategy: str
+    preset: str
+    k: int
+    modalities: dict[str, ModalityReport]
+    results: list[FusedResult]
+    timings_ms: dict[str, float]
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self, snapshot: Snapshot | None = None, folder: str | None = None) -> dict[str, Any]:
+        return {
+            "query": self.query,
+            "intent": self.intent,
+            "confidence": self.confidence,
+            "rule": self.rule,
+            "target": self.target,
+            "fusion_strategy": self.fusion_strategy,
+            "preset": self.preset,
+            "k": self.k,
+            "modalities": {
+                name: {key: value for key, value in vars(report).items() if key != "error" or value}
+                for name, report in self.modalities.items()
+            },
+            "results": [result_dict(result, snapshot, folder) for result in self.results],
+            "timings_ms": self.timings_ms,
+            "notes": self.notes,
+        }
+
+
+def range_dict(span: Span) -> dict[str, dict[str, int]]:
+    return {
+        "start": {"line": span.start_line, "character": span.start_col},
+        "end": {"line": span.end_line, "character": span.end_col},
+    }
+
+
+def result_dict(result: FusedResult, snapshot: Snapshot | None, folder: str | None) -> dict[str, Any]:
+    symbol = snapshot.symbol(result.path, result.symbol) if snapshot is not None else None
+    container = symbol.container if symbol is not None else None
+    row: dict[str, Any] = {
+        "path": result.path,
+        "range": range_dict(result.span),
+        "symbol": result.symbol,
+        "kind": result.kind,
+        "container": container,
+        "language": result.language,
+        "snippet": result.snippet,
+        "score": round(result.score, 6),
+        "contributions": {m: round(v, 6) for m, v in result.contributions.items()},
+        "ranks": dict(result.ranks),
+        "boost": round(result.boost, 4),
+        "demoted": result.demoted,
+        "matches": [range_dict(span) for span in result.matches],
+    }
+    if snapshot is not None:
+        row["uri"] = (snapshot.root / result.path).as_uri()
+    if folder is not None:
+        row["folder"] = folder
+    return row
+
+
+Retriever = Callable[[Snapshot, SearchRequest, Classification, int], list[Hit]]
+
+
+class Searcher:
+    """Runs requests against snapshots with a set of retrievers (one callable per modality)."""
+
+    def __init__(
+        self,
+        retrievers: Mapping[str, Retriever],
+        default_preset: str = "default",
+        semantic_available: Callable[[], bool] = lambda: True,
+        demote_factor: float = 0.5,
+    ) -> None:
+        self.retrievers = dict(retrievers)
+        self.default_preset = default_preset
+        self.semantic_available = semantic_available
+        self.demote_factor = demote_factor
+        self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="retriever")
+
+    def search(self, snapshot: Snapshot, request: SearchRequest) -> SearchResponse:
+        started = time.perf_counter()
+        request.validate()
+        classification = pin(request.intent, request.query) if request.intent else classify(request.query)
+        classified = time.perf_counter()
+        preset = request.preset or self.default_preset
+        route = plan_route(classification, preset, request.modes, self.semantic_available())
+        reports, ranked = self._run(snapshot, request, classification, route)
+        strategy = route.strategy
+        if route.strategy == "direct" and not any(ranked.values()):
+            route = rescue_route(route, classification, self.semantic_available())
+            strategy = "rescued"
+            more_reports, ranked = self._run(snapshot, request, classification, route)
+            reports.update(more_reports)
+        # The direct path skips fusion (DESIGN §4): the retriever's own order stands, unboosted.
+        boosted = strategy != "direct"
+        fused = fuse(ranked, route.weights, route.k,
+                     centrality=(lambda hit: _centrality(snapshot, hit)) if boosted else (lambda hit: 0.0),
+                     demote_factor=self.demote_factor)
+        fused = fused[: request.limit]
+        done = time.perf_counter()
+        for modality in MODALITIES:
+            reports.setdefault(modality, ModalityReport(weight=route.weights.get(modality, 0.0), ran=False))
+        return SearchResponse(
+            query=request.query,
+            intent=classification.intent,
+            confidence=classification.confidence,
+            rule=classification.rule,
+            target=classification.target,
+            fusion_strategy=strategy,
+            preset=preset,
+            k=route.k,
+            modalities=reports,
+            results=fused,
+            timings_ms={"classify": _ms(started, classified), "total": _ms(started, done)},
+            notes=[f"{m} left out: {r.error}" for m, r in reports.items() if r.error],
+        )
+
+    def _run(
+        self, snapshot: Snapshot, request: SearchRequest, classification: Classification, route: Route
+    ) -> tuple[dict[str, ModalityReport], dict[str, list[Hit]]]:
+        futures = {}
+        for modality in route.modalities:
+            retriever = self.retrievers.get(modality)
+            if retriever is not None and route.weights.get(modality, 0.0) > 0:
+                futures[modality] = (
+                    time.perf_counter(),
+                    self._pool.submit(retriever, snapshot, request, classification, RETRIEVER_DEPTH),
+                )
+        reports: dict[str, ModalityReport] = {}
+        ranked: dict[str, list[Hit]] = {}
+        deadline = time.perf_counter() + RETRIEVER_BUDGET_S
+        for modality, (began, future) in futures.items():
+            weight = route.weights.get(modality, 0.0)
+            try:
+                hits = _filter_hits(
+                    snapshot, future.result(timeout=max(deadline - time.perf_counter(), 0.0)), request
+                )
+            except concurrent.futures.TimeoutError:
+                reports[modality] = ModalityReport(
+                    weight, False, error=f"over its {RETRIEVER_BUDGET_S:g} s budget"
+                )
+                continue
+            except Exception as error:  # one broken retriever must not take the query down
+                log.exception("retriever %s failed", modality)
+                reports[modality] = ModalityReport(weight, False, error=f"failed: {error}")
+                continue
+            ranked[modality] = hits
+            reports[modality] = ModalityReport(weight, True, len(hits), _ms(began, time.perf_counter()))
+        return reports, ranked
+
+
+def _centrality(snapshot: Snapshot, hit: Hit) -> float:
+    return snapshot.graph.centrality_of(hit.path, hit.symbol)
+
+
+def _ms(start: float, end: float) -> float:
+    return round((end - start) * 1000, 3)
+
+
+def _filter_hits(snapshot: Snapshot, hits: list[Hit], request: SearchRequest) -> list[Hit]:
+    """Apply the request's `paths` globs and `languages` ids to one retriever's hits."""
+    if not request.paths and not request.languages:
+        return hits
+    spec = pathspec.GitIgnoreSpec.from_lines(request.paths or ["*"])
+    languages = set(request.languages or ())
+
+    def language(path: str) -> str | None:
+        record = snapshot.files.get(path)
+        return record.language if record else None
+
+    return [
+        hit
+        for hit in hits
+        if spec.match_file(hit.path) and (not languages or language(hit.path) in languages)
+    ]

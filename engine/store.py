@@ -1,0 +1,161 @@
+"""The index on disk: one SQLite file per workspace root, outside the workspace by default.
+
+SQLite gives what a code index needs from its storage: a per-file row that can be replaced alone
+(incremental updates touch one row), and transactions, so a process killed mid-write leaves the
+previous consistent state. The schema version lives in `PRAGMA user_version`; an old, truncated or
+corrupted file is detected on open and rebuilt from the workspace, never trusted and never a crash.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import zlib
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import platformdirs
+import xxhash
+
+from .records import Chunk, FileRecord, ParsedFile, Reference, Symbol
+
+# Bump whenever the row layout or anything derived from parsing changes meaning.
+SCHEMA_VERSION = 3
+INDEX_FILE = "index.sqlite"
+
+
+def default_index_dir(root: Path) -> Path:
+    """The platform's user cache dir, one folder per root (named so a person can tell which)."""
+    resolved = root.resolve()
+    tag = xxhash.xxh3_64_hexdigest(str(resolved).encode())[:12]
+    return Path(platformdirs.user_cache_dir("fourfold")) / f"{resolved.name or 'root'}-{tag}"
+
+
+@dataclass(frozen=True)
+class StoredFile:
+    """One row: the file's identity, its packed trigrams and everything the structural pass found."""
+
+    record: FileRecord
+    trigrams: bytes
+    parsed: ParsedFile
+
+
+def _encode_parsed(parsed: ParsedFile) -> bytes:
+    payload = {
+        "symbols": [symbol.to_row() for symbol in parsed.symbols],
+        "references": [reference.to_row() for reference in parsed.references],
+        "imports": list(parsed.imports),
+        "chunks": [chunk.to_row() for chunk in parsed.chunks],
+    }
+    return zlib.compress(json.dumps(payload, separators=(",", ":")).encode(), 6)
+
+
+def _decode_parsed(blob: bytes) -> ParsedFile:
+    payload = json.loads(zlib.decompress(blob))
+    return ParsedFile(
+        symbols=tuple(Symbol.from_row(row) for row in payload["symbols"]),
+        references=tuple(Reference.from_row(row) for row in payload["references"]),
+        imports=tuple(payload["imports"]),
+        chunks=tuple(Chunk.from_row(row) for row in payload["chunks"]),
+    )
+
+
+class IndexStore:
+    """Reads and writes the per-file rows; every public write is one transaction."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.path = folder / INDEX_FILE
+        self.rebuilt_reason: str | None = None
+        folder.mkdir(parents=True, exist_ok=True)
+        self._db = self._open_checked()
+
+    def _open_checked(self) -> sqlite3.Connection:
+        try:
+            db = self._connect()
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            if version == SCHEMA_VERSION and db.execute("PRAGMA quick_check").fetchone()[0] == "ok":
+                return db
+            db.close()
+            self.rebuilt_reason = f"index schema {version} is not {SCHEMA_VERSION}" if version else None
+        except sqlite3.DatabaseError as error:
+            self.rebuilt_reason = f"index was unreadable ({error}); rebuilt"
+        self._remove_files()
+        db = self._connect()
+        self._create(db)
+        return db
+
+    def _connect(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        return db
+
+    def _remove_files(self) -> None:
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            Path(str(self.path) + suffix).unlink(missing_ok=True)
+
+    @staticmethod
+    def _create(db: sqlite3.Connection) -> None:
+        db.executescript(
+            """
+            BEGIN;
+            CREATE TABLE files (
+                path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
+                digest TEXT NOT NULL, language TEXT, trigrams BLOB NOT NULL, parsed BLOB NOT NULL
+            );
+            COMMIT;
+            """
+        )
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    def load(self) -> Iterator[StoredFile]:
+        """Every stored file; a row that fails to decode is skipped (it will be re-indexed from disk)."""
+        rows = self._db.execute("SELECT path, size, mtime_ns, digest, language, trigrams, parsed FROM files")
+        for path, size, mtime_ns, digest, language, trigrams, parsed in rows:
+            try:
+                decoded = _decode_parsed(parsed)
+            except (zlib.error, ValueError, KeyError, TypeError):
+                continue
+            yield StoredFile(FileRecord(path, size, mtime_ns, digest, language), trigrams, decoded)
+
+    def write(self, upserts: Iterable[StoredFile], deletions: Iterable[str] = ()) -> None:
+        """Apply a batch atomically: either all of it lands or none of it does."""
+        rows = [
+            (
+                item.record.path,
+                item.record.size,
+                item.record.mtime_ns,
+                item.record.digest,
+                item.record.language,
+                item.trigrams,
+                _encode_parsed(item.parsed),
+            )
+            for item in upserts
+        ]
+        with self._transaction() as db:
+            db.executemany("DELETE FROM files WHERE path = ?", [(path,) for path in deletions])
+            db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+
+    def _transaction(self) -> _Transaction:
+        return _Transaction(self._db)
+
+    def size_on_disk(self) -> int:
+        return sum(p.stat().st_size for p in self.folder.iterdir() if p.is_file())
+
+    def close(self) -> None:
+        self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        self._db.close()
+
+
+class _Transaction:
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+
+    def __enter__(self) -> sqlite3.Connection:
+        self.db.execute("BEGIN IMMEDIATE")
+        return self.db
+
+    def __exit__(self, kind: object, error: object, trace: object) -> None:
+        self.db.execute("COMMIT" if kind is None else "ROLLBACK")

@@ -1,0 +1,130 @@
+"""Code-aware words for BM25: what makes `how is the config parsed` find `parseHTTPConfig`.
+
+Plain word splitting treats `parseHTTPConfig2` as one opaque token that no question ever
+contains. Here identifiers are split at camelCase, PascalCase, snake_case and digit boundaries
+(`parse`, `http`, `config`), the whole compound is kept as well (so an exact identifier query
+still scores highest), everything is lowercased, stop words of English and of code syntax are
+dropped, and a light suffix stripper maps `parsing`, `parsed`, `parser` and `parses` onto one stem.
+
+The stemmer is a small Porter-like one written here rather than a dependency: the index and the
+query must always agree, and this keeps the result independent of which extras are installed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from functools import lru_cache
+
+# Words that carry no meaning for retrieval: English function words, question words, and the
+# keywords / ubiquitous names of the indexed languages (Lucene's English list + our code list).
+# fmt: off
+ENGLISH_STOP_WORDS = frozenset((
+    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "from", "has", "have", "how", "i",
+    "if", "in", "into", "is", "it", "its", "of", "on", "or", "so", "such", "that", "the", "their",
+    "then", "there", "these", "they", "this", "to", "was", "we", "what", "when", "where", "which",
+    "who", "why", "will", "with", "does", "do", "did", "can", "could", "should", "would", "you",
+    "your", "our", "my", "me", "us", "about", "all", "any", "each", "than", "too", "very", "not", "no",
+))
+CODE_STOP_WORDS = frozenset((
+    "self", "this", "def", "return", "function", "func", "fn", "var", "let", "const", "public",
+    "private", "protected", "static", "void", "int", "str", "string", "bool", "boolean", "true",
+    "false", "none", "null", "nil", "new", "import", "from", "package", "use", "using", "include",
+    "namespace", "end", "begin", "elif", "else", "then", "args", "kwargs", "param", "params", "value",
+    "val", "get", "set", "cls", "err", "ok", "std",
+))
+# fmt: on
+STOP_WORDS = ENGLISH_STOP_WORDS | CODE_STOP_WORDS
+# Tokens shorter than this are noise (`i`, `x`, `_`).
+MIN_TOKEN = 2
+# Distinct words whose token lists are memoised: code repeats its vocabulary heavily.
+WORD_CACHE_SIZE = 1 << 16
+
+_WORD = re.compile(r"\w+")
+# Identifier parts: acronyms before a capitalised word (HTTPConfig -> HTTP, Config), capitalised
+# or lowercase runs, remaining capitals.
+_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+")
+_DIGITS_OR_UNDERSCORE = re.compile(r"[\d_]+")
+_VOWEL = re.compile(r"[aeiouy]")
+# Suffix rules, tried in order; the first that applies wins: (suffix, replacement, min stem length).
+SUFFIX_RULES: tuple[tuple[str, str, int], ...] = (
+    ("sses", "ss", 2),
+    ("ies", "i", 2),
+    ("ied", "i", 2),
+    ("ings", "", 3),
+    ("ing", "", 3),
+    ("ers", "", 3),
+    ("er", "", 3),
+    ("edly", "", 3),
+    ("ed", "", 3),
+    ("ly", "", 3),
+    ("s", "", 3),
+)
+# Endings that look plural but are not (`class`, `status`, `analysis`).
+NOT_PLURAL = ("ss", "us", "is")
+# Double consonants left by suffix removal that Porter undoubles (`running` -> `run`).
+_UNDOUBLE = re.compile(r"([bdfgkmnprt])\1$")
+
+
+def code_tokens(text: str) -> list[str]:
+    """BM25 tokens of a text: split identifiers, lowercase, drop stop words, stem."""
+    tokens: list[str] = []
+    for word in _WORD.findall(text):
+        tokens.extend(_word_tokens(word))
+    return tokens
+
+
+def token_bag(text: str) -> list[str]:
+    """The same multiset as `code_tokens`, in no particular order: faster on large texts, since
+    each distinct word is expanded once (BM25 only counts tokens; it never looks at their order)."""
+    tokens: list[str] = []
+    for word, count in Counter(_WORD.findall(text)).items():
+        tokens.extend(_word_tokens(word) * count)
+    return tokens
+
+
+def query_tokens(text: str) -> list[str]:
+    """Tokens of a search query: the same pipeline as documents, so the two always agree."""
+    return code_tokens(text)
+
+
+def split_identifier(word: str) -> list[str]:
+    """The lowercase parts of an identifier, digits dropped: `parseHTTPConfig2` -> parse, http, config."""
+    parts: list[str] = []
+    for piece in _DIGITS_OR_UNDERSCORE.split(word):
+        if not piece:
+            continue
+        found = _PART.findall(piece) if piece.isascii() else [piece]
+        parts.extend(part.lower() for part in found)
+    return parts
+
+
+@lru_cache(maxsize=WORD_CACHE_SIZE)
+def _word_tokens(word: str) -> tuple[str, ...]:
+    parts = split_identifier(word)
+    tokens = [stem(part) for part in parts if len(part) >= MIN_TOKEN and part not in STOP_WORDS]
+    whole = word.lower()
+    if len(parts) > 1 and whole not in STOP_WORDS:
+        tokens.append(whole)
+    return tuple(tokens)
+
+
+@lru_cache(maxsize=WORD_CACHE_SIZE)
+def stem(word: str) -> str:
+    """A light Porter-like stem: plural, -ing, -ed, -er and -ly endings, final e, y -> i."""
+    if not word.isascii() or len(word) <= 3:
+        return word
+    for suffix, replacement, min_stem in SUFFIX_RULES:
+        if not word.endswith(suffix):
+            continue
+        base = word[: len(word) - len(suffix)]
+        if suffix == "s" and word.endswith(NOT_PLURAL):
+            break
+        if len(base) >= min_stem and _VOWEL.search(base):
+            word = _UNDOUBLE.sub(r"\1", base + replacement)
+        break
+    if len(word) > 3 and word.endswith("e"):
+        word = word[:-1]
+    if len(word) > 3 and word.endswith("y") and word[-2] not in "aeiou":
+        word = word[:-1] + "i"
+    return word

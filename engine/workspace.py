@@ -1,0 +1,376 @@
+"""One workspace root: its persistent index, kept in step with the files on disk and in the editor.
+
+`refresh` walks the root and re-indexes only files whose (size, mtime, hash) changed; `update_file`
+and `set_buffer` touch one file's postings, symbols, chunks and graph edges. Every change is written
+to the store in one transaction and published as a new immutable Snapshot, which searches read.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from . import navigation
+from .discovery import UnreadableFile, Walker, read_file
+from .embedder import Embedder
+from .graph import CodeGraph
+from .languages import detect_language
+from .records import FileRecord, Hit, ParsedFile, Span, Symbol
+from .retrievers import LexicalCache, graph, make_semantic_retriever, make_text_retriever, structural
+from .search import Searcher, SearchRequest, SearchResponse
+from .settings import Settings
+from .snapshot import ContentCache, Snapshot
+from .store import IndexStore, StoredFile, default_index_dir
+from .structure import parse_file
+from .symbols import SymbolTable
+from .trigram import TrigramIndex, file_trigrams, pack, unpack
+
+Progress = Callable[[int, int], None]
+# Rows are committed in batches so a killed first index keeps most of its work.
+WRITE_BATCH = 400
+# Past this many changed files, rebuilding the indexes in bulk beats applying one-file updates.
+BULK_CHANGE = 64
+# A first index publishes what it has at most this often (searches during indexing answer from it).
+PUBLISH_INTERVAL_S = 2.0
+
+
+class WorkspaceError(Exception):
+    """A problem with the workspace itself (missing root, unusable index folder), in actionable words."""
+
+
+@dataclass(frozen=True)
+class RefreshStats:
+    """What one refresh did: how many files it scanned, re-indexed, removed, and how long it took."""
+
+    scanned: int
+    indexed: int
+    removed: int
+    unchanged: int
+    seconds: float
+
+
+@dataclass(frozen=True)
+class _Indexed:
+    stored: StoredFile
+    text: str
+
+
+def _index_one(root: Path, path: str, max_file_size: int) -> _Indexed:
+    record, text = read_file(root, path, max_file_size)
+    return _index_text(record, text)
+
+
+def _index_text(record: FileRecord, text: str) -> _Indexed:
+    parsed = parse_file(record.path, text, record.language)
+    return _Indexed(StoredFile(record, pack(file_trigrams(text)), parsed), text)
+
+
+class Workspace:
+    """The index of one root and the only writer of its snapshots."""
+
+    def __init__(self, root: Path, settings: Settings | None = None) -> None:
+        if not root.is_dir():
+            raise WorkspaceError(f"workspace root {root} does not exist or is not a folder")
+        self.root = root.resolve()
+        self.settings = settings or Settings()
+        folder = Path(self.settings.index_dir) if self.settings.index_dir else default_index_dir(self.root)
+        try:
+            self.store = IndexStore(folder)
+        except OSError as error:
+            raise WorkspaceError(f"cannot use index folder {folder}: {error.strerror or error}") from error
+        self._write_lock = threading.RLock()
+        self._next_id = 0
+        self.state = "loading"
+        self.last_error: str | None = self.store.rebuilt_reason
+        self.progress = 0.0
+        self._snapshot = self._load()
+        self._embedder = Embedder(self.settings, self.store.folder)
+        retrievers = {
+            "text": make_text_retriever(LexicalCache()),
+            "structural": structural,
+            "graph": graph,
+            "semantic": make_semantic_retriever(self._embedder.state),
+        }
+        self._searcher = Searcher(
+            retrievers, self.settings.preset, self._embedder.available, self.settings.demote_factor
+        )
+
+    # --- reading -------------------------------------------------------------------------
+    def snapshot(self) -> Snapshot:
+        return self._snapshot
+
+    @property
+    def ready(self) -> bool:
+        return self.state == "ready"
+
+    # --- building ------------------------------------------------------------------------
+    def _load(self) -> Snapshot:
+        files: dict[str, FileRecord] = {}
+        parsed: dict[str, ParsedFile] = {}
+        packed: dict[str, bytes] = {}
+        for stored in self.store.load():
+            path = stored.record.path
+            files[path], parsed[path], packed[path] = stored.record, stored.parsed, stored.trigrams
+        self.state = "indexing"
+        empty = Snapshot(
+            root=self.root, generation=0, files={}, parsed={}, packed={}, doc_ids={}, paths_by_id={},
+            trigrams=TrigramIndex.build({}), symbols=SymbolTable(), graph=CodeGraph.build({}), buffers={},
+            contents=ContentCache(), max_file_size=self.settings.max_file_size,
+        )
+        return self._rebuilt(empty, files, parsed, packed)
+
+    def _rebuilt(self, base: Snapshot, files: dict[str, FileRecord], parsed: dict[str, ParsedFile],
+                 packed: dict[str, bytes], **changes: Any) -> Snapshot:
+        """A snapshot whose indexes are built in bulk: cheaper than many one-file updates after a big change."""
+        doc_ids = {path: base.doc_ids.get(path) or self._new_id() for path in files}
+        return replace(
+            base, generation=base.generation + 1, files=files, parsed=parsed, packed=packed, doc_ids=doc_ids,
+            paths_by_id={doc: path for path, doc in doc_ids.items()},
+            trigrams=TrigramIndex.build({doc_ids[path]: unpack(blob) for path, blob in packed.items()}),
+            symbols=SymbolTable(symbol for item in parsed.values() for symbol in item.symbols),
+            graph=CodeGraph.build(parsed), **changes,
+        )
+
+    def _new_id(self) -> int:
+        self._next_id += 1
+        return self._next_id
+
+    def refresh(
+        self, progress: Progress | None = None, cancel: threading.Event | None = None, full: bool = False
+    ) -> RefreshStats:
+        """Bring the index in line with the disk: re-index what changed (everything if `full`), drop what vanished."""
+        started = time.perf_counter()
+        with self._write_lock:
+            self.state = "indexing" if not self.ready else self.state
+            walker = Walker(self.root, self.settings.exclude, self.settings.max_file_size)
+            current = self._snapshot
+            candidates = list(walker.walk())
+            skipped = {item.path: item.reason for item in walker.skipped}
+            present = {candidate.path for candidate in candidates}
+            stale = [
+                c.path
+                for c in candidates
+                if c.path not in current.buffers
+                and (full or self._changed(current.files.get(c.path), c.size, c.mtime_ns))
+            ]
+            removed = [path for path in current.files if path not in present]
+            count, pending = self._index_paths(stale, skipped, progress, cancel)
+            unreadable = [path for path in stale if path in skipped and path in current.files]
+            self._apply(pending, removed + unreadable, skipped)
+            cancelled = cancel is not None and cancel.is_set()
+            self.state = self.state if cancelled else "ready"
+            self.progress = self.progress if cancelled else 1.0
+            return RefreshStats(
+                len(candidates),
+                count,
+                len(removed) + len(unreadable),
+                len(candidates) - len(stale),
+                time.perf_counter() - started,
+            )
+
+    @staticmethod
+    def _changed(record: FileRecord | None, size: int, mtime_ns: int) -> bool:
+        return record is None or record.size != size or record.mtime_ns != mtime_ns
+
+    def _index_paths(self, paths: list[str], skipped: dict[str, str], progress: Progress | None,
+                     cancel: threading.Event | None) -> tuple[int, list[_Indexed]]:
+        """Parse and store `paths`; returns how many were indexed and those not yet published.
+
+        While a long first index runs, what is done so far is published now and then, so searches
+        answer from it (flagged partial) instead of from nothing.
+        """
+        count = 0
+        pending: list[_Indexed] = []
+        unwritten = 0
+        published_at, publish_cost = time.perf_counter(), 0.0
+        for position, path in enumerate(paths, 1):
+            if cancel is not None and cancel.is_set():
+                break
+            try:
+                pending.append(_index_one(self.root, path, self.settings.max_file_size))
+            except UnreadableFile as error:
+                skipped[path] = str(error)
+                continue
+            count, unwritten = count + 1, unwritten + 1
+            if unwritten >= WRITE_BATCH:
+                self.store.write(entry.stored for entry in pending[-unwritten:])
+                unwritten = 0
+                if time.perf_counter() - published_at > max(PUBLISH_INTERVAL_S, 3 * publish_cost):
+                    started = time.perf_counter()
+                    self._apply(pending, ())
+                    pending, published_at = [], time.perf_counter()
+                    publish_cost = published_at - started
+            self.progress = position / max(len(paths), 1)
+            if progress is not None:
+                progress(position, len(paths))
+        self.store.write(entry.stored for entry in pending[len(pending) - unwritten:])
+        return count, pending
+
+    def _apply(self, indexed: Sequence[_Indexed], removed: Sequence[str], skipped: dict[str, str] | None = None,
+               buffers: dict[str, str] | None = None) -> None:
+        """Publish a new snapshot with these files replaced and those removed (rows already written)."""
+        old = self._snapshot
+        self.store.write((), removed)
+        changes: dict[str, Any] = {
+            "buffers": old.buffers if buffers is None else buffers,
+            "skipped": old.skipped if skipped is None else skipped,
+        }
+        for path in removed:
+            old.contents.drop(path)
+        for item in indexed:
+            old.contents.put(item.stored.record.path, item.stored.record.digest, item.text)
+        if len(indexed) + len(removed) > BULK_CHANGE:
+            files = {p: r for p, r in old.files.items() if p not in removed}
+            parsed = {p: v for p, v in old.parsed.items() if p not in removed}
+            packed = {p: v for p, v in old.packed.items() if p not in removed}
+            for item in indexed:
+                path = item.stored.record.path
+                files[path], parsed[path], packed[path] = item.stored.record, item.stored.parsed, item.stored.trigrams
+            self._snapshot = self._rebuilt(old, files, parsed, packed, **changes)
+            return
+        self._snapshot = self._updated(old, indexed, removed, changes)
+
+    def _updated(self, old: Snapshot, indexed: Sequence[_Indexed], removed: Sequence[str],
+                 changes: dict[str, Any]) -> Snapshot:
+        """A snapshot that shares everything with `old` but the few files that changed (copy-on-write)."""
+        files, parsed, packed = dict(old.files), dict(old.parsed), dict(old.packed)
+        doc_ids, paths_by_id = dict(old.doc_ids), dict(old.paths_by_id)
+        trigrams, symbols, graph = old.trigrams, old.symbols, old.graph
+        for path in removed:
+            if path in files:
+                doc = doc_ids.pop(path)
+                paths_by_id.pop(doc, None)
+                del files[path], parsed[path], packed[path]
+                trigrams, symbols = trigrams.without_doc(doc), symbols.without_file(path)
+                graph = graph.without_file(path)
+        for item in indexed:
+            record, stored = item.stored.record, item.stored
+            doc = doc_ids.get(record.path) or self._new_id()
+            doc_ids[record.path], paths_by_id[doc] = doc, record.path
+            files[record.path], parsed[record.path], packed[record.path] = record, stored.parsed, stored.trigrams
+            trigrams = trigrams.with_doc(doc, unpack(stored.trigrams))
+            symbols = symbols.with_file(record.path, stored.parsed.symbols)
+            graph = graph.with_file(record.path, stored.parsed)
+        return replace(old, generation=old.generation + 1, files=files, parsed=parsed, packed=packed,
+                       doc_ids=doc_ids, paths_by_id=paths_by_id, trigrams=trigrams, symbols=symbols, graph=graph,
+                       **changes)
+
+    # --- one-file updates ----------------------------------------------------------------
+    def update_file(self, path: Path | str) -> None:
+        """Re-read one file from disk after it was created, changed or deleted."""
+        relative = self.relative(path)
+        if relative is None:
+            return
+        with self._write_lock:
+            if relative in self._snapshot.buffers:
+                return  # the editor's buffer wins until it is closed
+            try:
+                item = _index_one(self.root, relative, self.settings.max_file_size)
+            except UnreadableFile:
+                self._apply((), [relative])
+                return
+            self.store.write([item.stored])
+            self._apply([item], ())
+
+    def rename_file(self, old: Path | str, new: Path | str) -> None:
+        self.update_file(old)
+        self.update_file(new)
+
+    def set_buffer(self, path: Path | str, text: str) -> None:
+        """Make unsaved editor content searchable as it is on screen (not written to the store)."""
+        relative = self.relative(path)
+        if relative is None:
+            return
+        with self._write_lock:
+            buffers = {**self._snapshot.buffers, relative: text}
+            record = FileRecord(
+                relative,
+                len(text.encode()),
+                time.time_ns(),
+                f"buffer:{hash(text)}",
+                detect_language(relative),
+            )
+            self._apply([_index_text(record, text)], (), buffers=buffers)
+
+    def clear_buffer(self, path: Path | str) -> None:
+        """The editor closed the buffer: go back to what is on disk."""
+        relative = self.relative(path)
+        if relative is None or relative not in self._snapshot.buffers:
+            return
+        with self._write_lock:
+            buffers = {k: v for k, v in self._snapshot.buffers.items() if k != relative}
+            self._apply((), (), buffers=buffers)
+            self.update_file(relative)
+
+    def relative(self, path: Path | str) -> str | None:
+        """The root-relative POSIX path of a file inside this root, or None for a file elsewhere."""
+        candidate = Path(path)
+        if not candidate.is_absolute():
+            return candidate.as_posix()
+        try:
+            return candidate.resolve().relative_to(self.root).as_posix()
+        except ValueError:
+            return None
+
+    # --- searching -----------------------------------------------------------------------
+    def search(self, request: SearchRequest) -> SearchResponse:
+        return self._searcher.search(self._snapshot, request)
+
+    def search_dict(self, request: SearchRequest) -> dict[str, Any]:
+        """The `fourfold.search` result object (DESIGN §7), with the index state it was answered from."""
+        snapshot = self._snapshot
+        result = self._searcher.search(snapshot, request).to_dict(snapshot)
+        result["index"] = {"ready": self.ready, "state": self.state, "files": len(snapshot.files)}
+        result["partial"] = not self.ready
+        return result
+
+    def status(self) -> dict[str, Any]:
+        """`fourfold.indexStatus` (DESIGN §7) plus what a user needs to trust it: skips, backend, size."""
+        snapshot = self._snapshot
+        return {
+            "ready": self.ready,
+            "state": self.state,
+            "root": str(self.root),
+            "files": len(snapshot.files),
+            "symbols": len(snapshot.symbols),
+            "chunks": sum(len(parsed.chunks) for parsed in snapshot.parsed.values()),
+            "embedded": self._embedder.embedded,
+            "backend": self._embedder.backend_name,
+            "backend_note": self._embedder.note,
+            "progress": round(self.progress, 4),
+            "last_error": self.last_error,
+            "skipped": len(snapshot.skipped),
+            "index_dir": str(self.store.folder),
+        }
+
+    def embed_pending(self, progress: Progress | None = None, cancel: threading.Event | None = None) -> int:
+        """Embed every chunk not in the cache yet (in the caller's thread); returns how many were embedded."""
+        return self._embedder.run(self._snapshot, progress, cancel)
+
+    # --- navigation ----------------------------------------------------------------------
+    def symbol_at(self, path: str, line: int, col: int) -> Symbol | None:
+        """The definition whose name is at this position, else the innermost definition around it."""
+        return navigation.symbol_at(self._snapshot, path, line, col)
+
+    def definitions_at(self, path: str, line: int, col: int) -> list[Hit]:
+        return navigation.definitions_at(self._snapshot, path, line, col)
+
+    def references_at(self, path: str, line: int, col: int) -> list[Hit]:
+        return navigation.references_at(self._snapshot, path, line, col)
+
+    def incoming_calls(self, symbol: Symbol) -> list[tuple[Symbol, list[Span]]]:
+        return navigation.incoming_calls(self._snapshot, symbol)
+
+    def outgoing_calls(self, symbol: Symbol) -> list[tuple[Symbol, list[Span]]]:
+        return navigation.outgoing_calls(self._snapshot, symbol)
+
+    def central_symbols(self, limit: int = 50) -> list[Symbol]:
+        return navigation.central_symbols(self._snapshot, limit)
+
+    def close(self) -> None:
+        with self._write_lock:
+            self.store.close()

@@ -1,0 +1,1 @@
+"""Fourfold: multi-modal code search as a language server (see engine/ and lsp/)."""

@@ -1,0 +1,1 @@
+"""Language server and CLI: thin adapters from protocol to engine calls."""

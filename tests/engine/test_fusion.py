@@ -1,0 +1,245 @@
+"""Weighted RRF (DESIGN §4) on hand-computed cases: arithmetic, agreement, boost cap, demotion, dedup."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from fourfold.engine.fusion import FusedResult, boost, fuse, is_demoted_path
+from fourfold.engine.records import Hit, Span
+
+
+def _hit(path: str, start: int, end: int, symbol: str | None = None, kind: str | None = None) -> Hit:
+    return Hit(path, Span(start, 0, end, 0), 1.0, symbol, kind, f"{path}:{start}", "python")
+
+
+def _flat(hit: Hit) -> float:
+    return 0.0
+
+
+def _approx(value: float) -> object:
+    return pytest.approx(value, rel=1e-12, abs=0.0)
+
+
+def test_boost_formula_and_cap() -> None:
+    assert boost(0.0) == 1.0
+    assert boost(-3.0) == 1.0  # nodes outside the graph never lose
+    assert boost(math.e - 1) == _approx(1.3)  # 1 + 0.3 × ln(e)
+    assert boost(1.0) == _approx(1.2079441541679836)  # 1 + 0.3 × ln 2 = 1 + 0.3 × 0.6931471805599453
+    assert boost(math.exp(5 / 3) - 1) == _approx(1.5)  # exactly at the cap
+    assert boost(1000.0) == 1.5
+    assert boost(1e300) == 1.5
+
+
+def test_weighted_rrf_arithmetic_and_agreement() -> None:
+    parse_def = _hit("a.py", 10, 20, "parse", "function")
+    parse_line = _hit("a.py", 12, 12, "parse")
+    load_def = _hit("b.py", 1, 5, "load", "function")
+    load_line = _hit("b.py", 3, 3, "load")
+    other = _hit("c.py", 0, 3, "other", "function")
+    ranked = {
+        "structural": [parse_def, load_def],
+        "text": [load_line, parse_line],
+        "semantic": [other],
+    }
+    weights = {"semantic": 0.2, "text": 0.1, "structural": 0.6, "graph": 0.1}
+    results = fuse(ranked, weights, 40, _flat)
+
+    assert [r.path for r in results] == ["a.py", "b.py", "c.py"]
+    a, b, c = results
+    # a.py: structural rank 0 -> 0.6/41, text rank 1 -> 0.1/42
+    assert a.contributions == {
+        "structural": _approx(0.014634146341463415),
+        "text": _approx(0.002380952380952381),
+    }
+    assert a.score == _approx(0.017015098722415795)
+    assert a.ranks == {"structural": 0, "text": 1}
+    # b.py: structural rank 1 -> 0.6/42, text rank 0 -> 0.1/41
+    assert b.score == _approx(0.016724738675958187)
+    assert b.ranks == {"structural": 1, "text": 0}
+    # c.py: semantic rank 0 -> 0.2/41
+    assert c.score == _approx(0.004878048780487805)
+    assert c.contributions == {"semantic": _approx(0.004878048780487805)}
+
+
+def test_the_hit_that_contributes_most_gives_span_and_the_others_become_matches() -> None:
+    ranked = {
+        "structural": [_hit("a.py", 10, 20, "parse", "function")],
+        "text": [_hit("a.py", 12, 12, "parse")],
+    }
+    (result,) = fuse(ranked, {"structural": 0.6, "text": 0.1}, 40, _flat)
+    assert result.span == Span(10, 0, 20, 0)
+    assert result.kind == "function"
+    assert result.symbol == "parse"
+    assert result.snippet == "a.py:10"
+    assert result.matches == [Span(12, 0, 12, 0)]
+
+
+def test_a_hit_without_symbol_merges_into_the_symbol_whose_lines_it_overlaps() -> None:
+    ranked = {
+        "structural": [_hit("a.py", 10, 20, "parse"), _hit("a.py", 30, 40, "dump")],
+        "text": [_hit("a.py", 15, 15)],
+    }
+    results = fuse(ranked, {"structural": 0.6, "text": 0.1}, 40, _flat)
+    assert len(results) == 1
+    # parse: 0.6/41 + 0.1/41 = 0.7/41; dump: 0.6/42 travels as a match of the same file.
+    assert results[0].symbol == "parse"
+    assert results[0].score == _approx(0.01707317073170732)
+    assert results[0].ranks == {"structural": 0, "text": 0}
+    assert results[0].matches == [Span(15, 0, 15, 0), Span(30, 0, 40, 0)]
+
+
+def test_a_hit_without_symbol_prefers_the_narrowest_enclosing_symbol() -> None:
+    ranked = {
+        "structural": [_hit("a.py", 0, 50, "Session"), _hit("a.py", 10, 20, "Session.send")],
+        "text": [_hit("a.py", 12, 12)],
+    }
+    (result,) = fuse(ranked, {"structural": 0.5, "text": 0.5}, 0, _flat)
+    # Session: 0.5/1 = 0.5; Session.send: 0.5/2 + text 0.5/1 = 0.75.
+    assert result.symbol == "Session.send"
+    assert result.score == _approx(0.75)
+
+
+def test_only_the_best_rank_of_a_modality_counts_within_one_result() -> None:
+    ranked = {"text": [_hit("a.py", 3, 3, "f"), _hit("z.py", 1, 1, "g"), _hit("a.py", 5, 5, "f")]}
+    results = fuse(ranked, {"text": 1.0}, 0, _flat)
+    assert results[0].path == "a.py"
+    assert results[0].score == _approx(1.0)  # 1/(0+0+1), not 1 + 1/3
+    assert results[0].ranks == {"text": 0}
+    assert results[0].matches == [Span(5, 0, 5, 0)]
+
+
+def test_dedup_keeps_the_best_chunk_of_each_file() -> None:
+    ranked = {
+        "semantic": [_hit("a.py", 40, 50, "late"), _hit("b.py", 0, 9, "solo"), _hit("a.py", 1, 9, "early")],
+    }
+    results = fuse(ranked, {"semantic": 1.0}, 10, _flat)
+    assert [(r.path, r.symbol) for r in results] == [("a.py", "late"), ("b.py", "solo")]
+    assert results[0].score == _approx(0.09090909090909091)  # 1/11
+    assert results[1].score == _approx(0.08333333333333333)  # 1/12
+    assert results[0].matches == [Span(1, 0, 9, 0)]
+
+
+def test_boost_multiplies_each_contribution_and_is_reported() -> None:
+    hub = _hit("hub.py", 0, 9, "Hub")
+    leaf = _hit("leaf.py", 0, 9, "leaf")
+    centrality = {"Hub": math.e - 1, "leaf": 0.0}
+    results = fuse({"semantic": [leaf, hub]}, {"semantic": 0.5}, 60, lambda h: centrality[h.symbol or ""])
+    by_path = {r.path: r for r in results}
+    assert by_path["hub.py"].boost == _approx(1.3)
+    assert by_path["hub.py"].score == _approx(0.010483870967741936)  # 0.5/62 × 1.3
+    assert by_path["leaf.py"].boost == 1.0
+    assert by_path["leaf.py"].score == _approx(0.00819672131147541)  # 0.5/61
+    assert [r.path for r in results] == ["hub.py", "leaf.py"]
+
+
+def test_boost_cap_bounds_how_far_a_hub_can_climb() -> None:
+    hub = _hit("hub.py", 0, 9, "Hub")
+    leaf = _hit("leaf.py", 0, 9, "leaf")
+    centrality = {"Hub": 1e9, "leaf": 0.0}
+    # The leaf leads two lists, the hub trails in both; even an enormous centrality only gives 1.5.
+    ranked = {"text": [leaf, hub], "structural": [leaf, hub]}
+    results = fuse(ranked, {"text": 0.5, "structural": 0.5}, 0, lambda h: centrality[h.symbol or ""])
+    assert [r.path for r in results] == ["leaf.py", "hub.py"]
+    assert results[0].score == _approx(1.0)  # 0.5/1 + 0.5/1
+    assert results[1].score == _approx(0.75)  # (0.5/2 + 0.5/2) × 1.5
+    assert results[1].boost == 1.5
+
+
+def test_demotion_halves_vendor_scores() -> None:
+    ranked = {"text": [_hit("vendor/lib.py", 0, 1, "f"), _hit("src/app.py", 0, 1, "g")]}
+    results = fuse(ranked, {"text": 0.9}, 40, _flat)
+    assert [r.path for r in results] == ["src/app.py", "vendor/lib.py"]
+    assert results[0].score == _approx(0.02142857142857143)  # 0.9/42
+    assert not results[0].demoted
+    assert results[1].score == _approx(0.010975609756097561)  # 0.9/41 × 0.5
+    assert results[1].demoted
+    # contributions stay undemoted so the explanation shows what the retrievers said
+    assert results[1].contributions == {"text": _approx(0.02195121951219512)}
+
+
+def test_demotion_factor_and_predicate_are_configurable() -> None:
+    ranked = {"text": [_hit("gen/x.py", 0, 1, "f")]}
+    (result,) = fuse(
+        ranked, {"text": 1.0}, 0, _flat, demote_factor=0.25, is_demoted=lambda p: p.startswith("gen/")
+    )
+    assert result.demoted
+    assert result.score == _approx(0.25)
+
+
+def test_modalities_without_weight_contribute_nothing_but_report_their_rank() -> None:
+    ranked = {"text": [_hit("a.py", 0, 1, "f")], "graph": [_hit("a.py", 0, 1, "f")]}
+    (result,) = fuse(ranked, {"text": 1.0}, 0, _flat)
+    assert result.contributions == {"text": 1.0, "graph": 0.0}
+    assert result.ranks == {"text": 0, "graph": 0}
+
+
+def test_ties_are_broken_by_path_then_position_whatever_the_input_order() -> None:
+    first = {"text": [_hit("b.py", 0, 1, "f")], "structural": [_hit("a.py", 0, 1, "g")]}
+    second = {"structural": [_hit("a.py", 0, 1, "g")], "text": [_hit("b.py", 0, 1, "f")]}
+    weights = {"text": 0.5, "structural": 0.5}
+    assert [r.path for r in fuse(first, weights, 40, _flat)] == ["a.py", "b.py"]
+    assert fuse(first, weights, 40, _flat) == fuse(second, weights, 40, _flat)
+
+
+def test_hits_in_different_files_never_merge() -> None:
+    ranked = {"text": [_hit("a.py", 0, 9, "f")], "structural": [_hit("b.py", 0, 9, "f")]}
+    assert len(fuse(ranked, {"text": 0.5, "structural": 0.5}, 40, _flat)) == 2
+
+
+def test_empty_input_gives_no_results() -> None:
+    assert fuse({}, {"text": 1.0}, 40, _flat) == []
+    assert fuse({"text": []}, {"text": 1.0}, 40, _flat) == []
+
+
+def test_bad_k_and_weights_are_rejected() -> None:
+    with pytest.raises(ValueError, match="k"):
+        fuse({}, {}, -1, _flat)
+    with pytest.raises(ValueError, match="text"):
+        fuse({}, {"text": -0.1}, 40, _flat)
+
+
+def test_result_is_a_record_with_the_protocol_fields() -> None:
+    (result,) = fuse({"text": [_hit("a.py", 0, 1, "f", "function")]}, {"text": 1.0}, 0, _flat)
+    assert result == FusedResult(
+        path="a.py",
+        span=Span(0, 0, 1, 0),
+        symbol="f",
+        kind="function",
+        language="python",
+        snippet="a.py:0",
+        score=1.0,
+        contributions={"text": 1.0},
+        ranks={"text": 0},
+        boost=1.0,
+        demoted=False,
+        matches=[],
+    )
+
+
+@pytest.mark.parametrize(
+    ("path", "demoted"),
+    [
+        ("vendor/lib/x.py", True),
+        ("web/node_modules/react/index.js", True),
+        ("third_party/zlib/inflate.c", True),
+        ("build/lib/fourfold/x.py", True),
+        ("dist/bundle.js", True),
+        ("out/main.js", True),
+        ("target/debug/build.rs", True),
+        ("docs/archive/old.md", True),
+        ("static/js/app.min.js", True),
+        ("proto/api_pb2.py", True),
+        ("api/service.pb.go", True),
+        ("client/api.generated.ts", True),
+        ("pkg/apis/zz_generated.deepcopy.go", True),
+        ("Vendor\\lib\\x.cs", True),
+        ("src/app.py", False),
+        ("src/build.py", False),
+        ("django/core/management/commands/runserver.py", False),
+        ("src/distribution/target_store.py", False),
+        ("src/minify.js", False),
+    ],
+)
+def test_is_demoted_path(path: str, demoted: bool) -> None:
+    assert is_demoted_path(path) is demoted
