@@ -9,7 +9,6 @@ answers references and impact from edges.
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Callable
 
@@ -27,7 +26,11 @@ from .vectors import VectorIndex
 
 # Intents whose target names one thing the text retriever can find literally.
 LITERAL_INTENTS = frozenset({"exact_match", "find_definition", "find_references", "impact_analysis"})
-WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
+# A word of a question counts as structural evidence only when it names a definition of these kinds
+# outright (same name or same words), not by prefix or subsequence.
+QUESTION_TIERS = frozenset({"exact", "case", "words"})
+QUESTION_KINDS = frozenset({"function", "method", "class", "interface", "struct", "enum", "type", "trait",
+                            "module", "namespace", "macro", "constructor"})
 
 
 def _text_query(request: SearchRequest, classification: Classification) -> TextQuery | None:
@@ -136,8 +139,8 @@ def structural(
     merged: dict[tuple[str, str], Hit] = {}
     for word in query_tokens(name):
         for match in snapshot.symbols.search(word, kinds, depth):
-            if match.tier == "fuzzy":
-                continue  # a stray word of a question matching by subsequence is noise
+            if match.tier not in QUESTION_TIERS or match.symbol.kind not in QUESTION_KINDS:
+                continue  # a question's word by prefix or naming a field is noise, not evidence
             key = (match.symbol.path, match.symbol.qualified)
             if key not in merged or merged[key].score < match.score:
                 merged[key] = _symbol_hit(match.symbol, match.score)

@@ -21,6 +21,7 @@ from .intent import Classification, classify, pin
 from .records import Hit, Span
 from .routing import Route, plan_route, rescue_route
 from .snapshot import Snapshot
+from .textsearch import parse_text_query
 
 log = logging.getLogger(__name__)
 
@@ -218,6 +219,8 @@ class Searcher:
     def search(self, snapshot: Snapshot, request: SearchRequest) -> SearchResponse:
         started = time.perf_counter()
         request.validate()
+        if _looks_like_regex(request.query):
+            parse_text_query(request.query.strip())  # an invalid regex is the user's to fix: QueryError, with position
         classification = pin(request.intent, request.query) if request.intent else classify(request.query)
         classified = time.perf_counter()
         preset = request.preset or self.default_preset
@@ -285,6 +288,11 @@ class Searcher:
             ranked[modality] = hits
             reports[modality] = ModalityReport(weight, True, len(hits), _ms(began, time.perf_counter()))
         return reports, ranked
+
+
+def _looks_like_regex(query: str) -> bool:
+    text = query.strip()
+    return text.startswith("re:") or (len(text) > 2 and text.startswith("/") and text.endswith("/"))
 
 
 def _centrality(snapshot: Snapshot, hit: Hit) -> float:

@@ -21,7 +21,7 @@ import xxhash
 from .records import Chunk, FileRecord, ParsedFile, Reference, Symbol
 
 # Bump whenever the row layout or anything derived from parsing changes meaning.
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 INDEX_FILE = "index.sqlite"
 
 
@@ -39,16 +39,22 @@ class StoredFile:
     record: FileRecord
     trigrams: bytes
     parsed: ParsedFile
+    encoded: bytes = b""
+
+    def with_encoding(self) -> StoredFile:
+        """The same row with its parsed payload serialised now (in a worker process, off the main thread)."""
+        return StoredFile(self.record, self.trigrams, self.parsed, encode_parsed(self.parsed))
 
 
-def _encode_parsed(parsed: ParsedFile) -> bytes:
+def encode_parsed(parsed: ParsedFile) -> bytes:
     payload = {
         "symbols": [symbol.to_row() for symbol in parsed.symbols],
         "references": [reference.to_row() for reference in parsed.references],
         "imports": list(parsed.imports),
         "chunks": [chunk.to_row() for chunk in parsed.chunks],
     }
-    return zlib.compress(json.dumps(payload, separators=(",", ":")).encode(), 6)
+    # Level 1: five times faster than the default and within a few percent of its size on code.
+    return zlib.compress(json.dumps(payload, separators=(",", ":")).encode(), 1)
 
 
 def _decode_parsed(blob: bytes) -> ParsedFile:
@@ -130,7 +136,7 @@ class IndexStore:
                 item.record.digest,
                 item.record.language,
                 item.trigrams,
-                _encode_parsed(item.parsed),
+                item.encoded or encode_parsed(item.parsed),
             )
             for item in upserts
         ]

@@ -7,9 +7,12 @@ to the store in one transaction and published as a new immutable Snapshot, which
 
 from __future__ import annotations
 
+import concurrent.futures
+import multiprocessing
+import os
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -35,7 +38,10 @@ WRITE_BATCH = 400
 # Past this many changed files, rebuilding the indexes in bulk beats applying one-file updates.
 BULK_CHANGE = 64
 # A first index publishes what it has at most this often (searches during indexing answer from it).
-PUBLISH_INTERVAL_S = 2.0
+PUBLISH_INTERVAL_S = 4.0
+# Parsing runs in worker processes when a refresh has at least this many files to read.
+PARALLEL_MIN_FILES = 200
+MAX_WORKERS = 4
 
 
 class WorkspaceError(Exception):
@@ -64,6 +70,15 @@ def _index_one(root: Path, path: str, max_file_size: int) -> _Indexed:
     return _index_text(record, text)
 
 
+def _index_job(job: tuple[Path, str, int]) -> _Indexed | str:
+    """One file for a worker process: its index entry with the store row encoded, or why it was skipped."""
+    try:
+        item = _index_one(*job)
+    except UnreadableFile as error:
+        return str(error)
+    return _Indexed(item.stored.with_encoding(), item.text)
+
+
 def _index_text(record: FileRecord, text: str) -> _Indexed:
     parsed = parse_file(record.path, text, record.language)
     return _Indexed(StoredFile(record, pack(file_trigrams(text)), parsed), text)
@@ -84,6 +99,7 @@ class Workspace:
             raise WorkspaceError(f"cannot use index folder {folder}: {error.strerror or error}") from error
         self._write_lock = threading.RLock()
         self._next_id = 0
+        self._graph_behind = False
         self.state = "loading"
         self.last_error: str | None = self.store.rebuilt_reason
         self.progress = 0.0
@@ -124,15 +140,18 @@ class Workspace:
         return self._rebuilt(empty, files, parsed, packed)
 
     def _rebuilt(self, base: Snapshot, files: dict[str, FileRecord], parsed: dict[str, ParsedFile],
-                 packed: dict[str, bytes], **changes: Any) -> Snapshot:
-        """A snapshot whose indexes are built in bulk: cheaper than many one-file updates after a big change."""
+                 packed: dict[str, bytes], with_graph: bool = True, **changes: Any) -> Snapshot:
+        """A snapshot whose indexes are built in bulk: cheaper than many one-file updates after a big change.
+
+        A partial snapshot published during a first index leaves the graph (the slowest part) for the end.
+        """
         doc_ids = {path: base.doc_ids.get(path) or self._new_id() for path in files}
         return replace(
             base, generation=base.generation + 1, files=files, parsed=parsed, packed=packed, doc_ids=doc_ids,
             paths_by_id={doc: path for path, doc in doc_ids.items()},
             trigrams=TrigramIndex.build({doc_ids[path]: unpack(blob) for path, blob in packed.items()}),
             symbols=SymbolTable(symbol for item in parsed.values() for symbol in item.symbols),
-            graph=CodeGraph.build(parsed), **changes,
+            graph=CodeGraph.build(parsed) if with_graph else base.graph, **changes,
         )
 
     def _new_id(self) -> int:
@@ -187,21 +206,20 @@ class Workspace:
         pending: list[_Indexed] = []
         unwritten = 0
         published_at, publish_cost = time.perf_counter(), 0.0
-        for position, path in enumerate(paths, 1):
+        for position, (path, item) in enumerate(self._parse_all(paths), 1):
             if cancel is not None and cancel.is_set():
                 break
-            try:
-                pending.append(_index_one(self.root, path, self.settings.max_file_size))
-            except UnreadableFile as error:
-                skipped[path] = str(error)
+            if isinstance(item, str):
+                skipped[path] = item
                 continue
+            pending.append(item)
             count, unwritten = count + 1, unwritten + 1
             if unwritten >= WRITE_BATCH:
                 self.store.write(entry.stored for entry in pending[-unwritten:])
                 unwritten = 0
                 if time.perf_counter() - published_at > max(PUBLISH_INTERVAL_S, 3 * publish_cost):
                     started = time.perf_counter()
-                    self._apply(pending, ())
+                    self._apply(pending, (), partial=True)
                     pending, published_at = [], time.perf_counter()
                     publish_cost = published_at - started
             self.progress = position / max(len(paths), 1)
@@ -210,8 +228,23 @@ class Workspace:
         self.store.write(entry.stored for entry in pending[len(pending) - unwritten:])
         return count, pending
 
+    def _parse_all(self, paths: list[str]) -> Iterator[tuple[str, _Indexed | str]]:
+        """Read and parse files in order, on every core when there are enough to pay for the processes."""
+        jobs = [(self.root, path, self.settings.max_file_size) for path in paths]
+        workers = min(os.cpu_count() or 1, MAX_WORKERS)
+        if workers < 2 or len(jobs) < PARALLEL_MIN_FILES:
+            yield from zip(paths, map(_index_job, jobs), strict=True)
+            return
+        # spawn, not fork: the language server has threads, and a forked lock can deadlock the child
+        context = multiprocessing.get_context("spawn")
+        with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
+            try:
+                yield from zip(paths, pool.map(_index_job, jobs, chunksize=16), strict=True)
+            finally:
+                pool.shutdown(wait=False, cancel_futures=True)
+
     def _apply(self, indexed: Sequence[_Indexed], removed: Sequence[str], skipped: dict[str, str] | None = None,
-               buffers: dict[str, str] | None = None) -> None:
+               buffers: dict[str, str] | None = None, partial: bool = False) -> None:
         """Publish a new snapshot with these files replaced and those removed (rows already written)."""
         old = self._snapshot
         self.store.write((), removed)
@@ -223,14 +256,15 @@ class Workspace:
             old.contents.drop(path)
         for item in indexed:
             old.contents.put(item.stored.record.path, item.stored.record.digest, item.text)
-        if len(indexed) + len(removed) > BULK_CHANGE:
+        if partial or self._graph_behind or len(indexed) + len(removed) > BULK_CHANGE:
             files = {p: r for p, r in old.files.items() if p not in removed}
             parsed = {p: v for p, v in old.parsed.items() if p not in removed}
             packed = {p: v for p, v in old.packed.items() if p not in removed}
             for item in indexed:
                 path = item.stored.record.path
                 files[path], parsed[path], packed[path] = item.stored.record, item.stored.parsed, item.stored.trigrams
-            self._snapshot = self._rebuilt(old, files, parsed, packed, **changes)
+            self._snapshot = self._rebuilt(old, files, parsed, packed, with_graph=not partial, **changes)
+            self._graph_behind = partial
             return
         self._snapshot = self._updated(old, indexed, removed, changes)
 

@@ -204,7 +204,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"fourfold: {error}", file=sys.stderr)
         return 2
     except QueryError as error:
-        print(f"fourfold: invalid query: {error}", file=sys.stderr)
+        where = f" at position {error.position}" if error.position is not None else ""
+        print(f"fourfold: invalid query{where}: {error}", file=sys.stderr)
+        if error.position is not None and getattr(args, "query", None):
+            print(f"  {args.query}\n  {' ' * error.position}^", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

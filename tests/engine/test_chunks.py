@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 import xxhash
+
 from fourfold.engine.chunks import CLASS_SPLIT_LINES, TEXT_MAX_CHARS, WINDOW_LINES, make_chunks, name_words
 from fourfold.engine.languages import detect_language
 from fourfold.engine.records import Chunk

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from fourfold.engine.discovery import UnreadableFile, Walker, read_file
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
 from fourfold.engine.embedcache import SCHEMA_VERSION, CacheKey, EmbedCache, embed_cached
 from fourfold.engine.embedding import LocalBackend
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
 from fourfold.engine.embedding import LocalBackend, LocalLimits, NoneBackend, make_backend
 
 NO_NETWORK_SCRIPT = textwrap.dedent(

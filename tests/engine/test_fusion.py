@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
+
 from fourfold.engine.fusion import FusedResult, boost, fuse, is_demoted_path
 from fourfold.engine.records import Hit, Span
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import networkx as nx
 import pytest
+
 from fourfold.engine.graph import CodeGraph, GraphTuning, file_node, name_words, symbol_node_id
 from fourfold.engine.languages import detect_language
 from fourfold.engine.records import ParsedFile, Reference, Span, Symbol

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from fourfold.engine.imports import FileSet, path_keys, resolve_import, spec_keys
 
 PYTHON = FileSet.of(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import unicodedata
 
 import pytest
+
 from fourfold.engine import intent
 from fourfold.engine.intent import RULES, Classification, classify, is_identifier, pin
 

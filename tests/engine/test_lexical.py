@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 import tree_sitter as ts
+
 from fourfold.engine.languages import DOC_LANGUAGES, detect_language, grammar, has_grammar
 from fourfold.engine.lexical import LexicalIndex, chunk_tokens
 from fourfold.engine.records import Chunk, Span

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
+
 from fourfold.engine import profiles
 from fourfold.engine.profiles import INTENTS, MODALITIES, PRESETS, WEIGHTS
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 import re2
+
 from fourfold.engine.regexplan import plan
 
 POLYGLOT = Path(__file__).resolve().parents[1] / "fixtures" / "polyglot"

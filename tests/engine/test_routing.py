@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from fourfold.engine.intent import Classification, classify, pin
 from fourfold.engine.routing import Route, dominant_modality, plan_route, rescue_route
 

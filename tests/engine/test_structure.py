@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from fourfold.engine.languages import GRAMMARS, detect_language
 from fourfold.engine.records import ParsedFile, Span, Symbol
 from fourfold.engine.structure import KINDS, parse_file

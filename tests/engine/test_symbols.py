@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 import pytest
+
 from fourfold.engine.records import Span, Symbol
 from fourfold.engine.symbols import SymbolTable, parse_symbol_query, word_key
 

@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
+
 from fourfold.engine.regexplan import plan
 from fourfold.engine.textsearch import (
     REASON_BYTES,

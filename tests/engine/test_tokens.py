@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from fourfold.engine.tokens import STOP_WORDS, code_tokens, query_tokens, split_identifier, stem
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from fourfold.engine.trigram import COMPACT_MIN_DOCS, TrigramIndex, file_trigrams, pack, unpack
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
 from fourfold.engine.embedding import LocalBackend
 from fourfold.engine.vectors import MAX_SEGMENTS, VectorIndex
 

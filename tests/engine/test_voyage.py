@@ -9,6 +9,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from voyage_server import FakeVoyage, serve
+
 from fourfold.engine.embedcache import EmbedCache, embed_cached
 from fourfold.engine.embedding import (
     Backend,
@@ -18,7 +20,6 @@ from fourfold.engine.embedding import (
     VoyageLimits,
     make_backend,
 )
-from voyage_server import FakeVoyage, serve
 
 KEY = "pa-test-SECRET-key-0123456789"
 FAST = RetryPolicy(attempts=3, base_delay=0.01, max_delay=0.05, timeout=5.0)

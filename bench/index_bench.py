@@ -1,0 +1,156 @@
+"""Index and text-search benchmark (issue 2): Fourfold's text + structural index against rg and ctags.
+
+    python bench/index_bench.py [CORPUS]        # default: bench/corpora/django-5.1.4 (bench/fetch_django.sh)
+
+Prints, in one run on one corpus: full index time, index size vs corpus size, one-file update
+latency, literal / identifier / regex query latency side by side with `rg` on the same tree (and the
+agreement of their (path, line) sets), symbol query latency, and definitions found vs `ctags -R`.
+A benchmark, not a test: it prints figures and asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from fourfold.engine import Settings, Workspace
+from fourfold.engine.retrievers import literal_hits
+from fourfold.engine.textsearch import parse_text_query
+
+HERE = Path(__file__).resolve().parent
+LITERALS = ["ValidationError", "get_queryset", "DEFAULT_AUTO_FIELD", "select_related", "HttpResponseRedirect",
+            "csrf_token", "def __init__(self", "raise NotImplementedError", "The joined field", "on_delete",
+            "content_type", "is_authenticated", "TIME_ZONE", "reverse_lazy", "QuerySet.filter"]
+IDENTIFIERS = ["get_object_or_404", "ModelAdmin", "url_has_allowed_host_and_scheme", "cached_property",
+               "Paginator", "force_str", "CharField", "ForeignKey", "render_to_string", "transaction"]
+REGEXES = [r"def test_\w+_raises", r"class \w+Mixin\b", r"raise \w+Error\(", r"import (json|pickle)",
+           r"@(property|cached_property)", r"TODO|FIXME", r"self\.assertEqual\(\w+, None\)"]
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def timed(fn, repeat: int = 5) -> tuple[float, object]:  # type: ignore[no-untyped-def]
+    best, result = float("inf"), None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        result = fn()
+        best = min(best, time.perf_counter() - start)
+    return best * 1000, result
+
+
+def rg_lines(corpus: Path, pattern: str, fixed: bool) -> set[tuple[str, int]]:
+    flags = ["-F"] if fixed else []
+    args = ["rg", "--no-heading", "-n", "-S", "--no-messages", "--max-filesize", "1M", *flags, "-e", pattern, "."]
+    out = subprocess.run(args, cwd=corpus, capture_output=True, text=True, errors="replace").stdout
+    found = set()
+    for line in out.splitlines():
+        path, number, _ = line.split(":", 2)
+        found.add((path.removeprefix("./"), int(number)))
+    return found
+
+
+def engine_lines(workspace: Workspace, query: str) -> set[tuple[str, int]]:
+    hits = literal_hits(workspace.snapshot(), parse_text_query(query), limit=1_000_000)
+    return {(hit.path, hit.span.start_line + 1) for hit in hits}
+
+
+def query_rows(workspace: Workspace, corpus: Path, queries: list[str], kind: str) -> list[str]:
+    rows, ours_ms, rg_ms = [], [], []
+    for query in queries:
+        text = f"re:{query}" if kind == "regex" else query
+        ours, found = timed(lambda text=text: engine_lines(workspace, text))
+        theirs, expected = timed(lambda query=query: rg_lines(corpus, query, kind != "regex"), repeat=3)
+        ours_ms.append(ours)
+        rg_ms.append(theirs)
+        agree = len(found & expected) / max(len(found | expected), 1)  # type: ignore[operator]
+        rows.append(f"| {kind} | `{query}` | {len(found):,} | {len(expected):,} | {agree:.3f} "  # type: ignore[arg-type]
+                    f"| {ours:.2f} | {theirs:.1f} | {theirs / max(ours, 1e-6):.0f}× |")
+    rows.append(f"| **{kind} p50 / p95** | | | | | {percentile(ours_ms, .5):.2f} / {percentile(ours_ms, .95):.2f} "
+                f"| {percentile(rg_ms, .5):.1f} / {percentile(rg_ms, .95):.1f} "
+                f"| {percentile(rg_ms, .5) / percentile(ours_ms, .5):.0f}× |")
+    return rows
+
+
+def update_latency(workspace: Workspace, corpus: Path, edits: int = 50) -> list[float]:
+    python_files = sorted(p for p in workspace.snapshot().files if p.endswith(".py"))
+    rng = random.Random(7)
+    latencies = []
+    for number in range(edits):
+        path = rng.choice(python_files)
+        full = corpus / path
+        original = full.read_bytes()
+        try:
+            full.write_bytes(original + f"\n# fourfold bench edit {number}\n".encode())
+            start = time.perf_counter()
+            workspace.update_file(full)
+            latencies.append((time.perf_counter() - start) * 1000)
+            assert engine_lines(workspace, f"fourfold bench edit {number}")
+        finally:
+            full.write_bytes(original)
+            workspace.update_file(full)
+    return latencies
+
+
+def ctags_definitions(corpus: Path) -> int:
+    out = subprocess.run(["ctags", "-R", "--languages=Python", "--kinds-Python=-iIxzl", "-f", "-", "."],
+                         cwd=corpus, capture_output=True, text=True, errors="replace").stdout
+    return sum(1 for line in out.splitlines() if line and not line.startswith("!"))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("corpus", nargs="?", default=str(HERE / "corpora" / "django-5.1.4"))
+    corpus = Path(parser.parse_args().corpus).resolve()
+    if not corpus.is_dir():
+        print(f"no corpus at {corpus}: run bench/fetch_django.sh first", file=sys.stderr)
+        return 2
+    index_dir = Path(tempfile.mkdtemp(prefix="fourfold-bench-"))
+    try:
+        workspace = Workspace(corpus, Settings(index_dir=str(index_dir), semantic_backend="none"))
+        stats = workspace.refresh()
+        snapshot = workspace.snapshot()
+        indexed_bytes = sum(record.size for record in snapshot.files.values())
+        corpus_bytes = sum(p.stat().st_size for p in corpus.rglob("*") if p.is_file())
+        index_bytes = workspace.store.size_on_disk()
+        print(f"corpus: {corpus.name}, {len(snapshot.files):,} files indexed ({indexed_bytes / 2**20:.1f} MiB) "
+              f"of {corpus_bytes / 2**20:.1f} MiB on disk\n")
+        print("| measure | value |\n|---|---|")
+        print(f"| full index, text + structural + graph (cold, 2 cores) | {stats.seconds:.2f} s |")
+        print(f"| index size on disk | {index_bytes / 2**20:.1f} MiB = {index_bytes / indexed_bytes:.2f}× indexed "
+              f"text, {index_bytes / corpus_bytes:.2f}× corpus |")
+        start = time.perf_counter()
+        restart = Workspace(corpus, Settings(index_dir=str(index_dir), semantic_backend="none"))
+        unchanged = restart.refresh()
+        print(f"| restart: load + re-check, nothing changed | {time.perf_counter() - start:.2f} s "
+              f"({unchanged.indexed} re-indexed) |")
+        restart.close()
+        updates = update_latency(workspace, corpus)
+        print(f"| one-file update, p50 / p95 over {len(updates)} edits | {percentile(updates, .5):.1f} / "
+              f"{percentile(updates, .95):.1f} ms |")
+        names = [s.name for s in list(snapshot.symbols.all())[::97]][:200]
+        symbol_ms = [timed(lambda name=name: snapshot.symbols.search(name, None, 50), repeat=1)[0] for name in names]
+        print(f"| symbol query, p50 / p95 over {len(names)} names | {percentile(symbol_ms, .5):.2f} / "
+              f"{percentile(symbol_ms, .95):.2f} ms |")
+        ours = sum(1 for path, parsed in snapshot.parsed.items() if path.endswith(".py") for _ in parsed.symbols)
+        print(f"| Python definitions: Fourfold vs `ctags -R` | {ours:,} vs {ctags_definitions(corpus):,} |\n")
+        print("| kind | query | Fourfold lines | rg lines | agreement (Jaccard) | Fourfold ms | rg ms | speed-up |")
+        print("|---|---|---|---|---|---|---|---|")
+        for kind, queries in (("literal", LITERALS), ("identifier", IDENTIFIERS), ("regex", REGEXES)):
+            print("\n".join(query_rows(workspace, corpus, queries, kind)))
+        workspace.close()
+    finally:
+        shutil.rmtree(index_dir, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
