@@ -1,0 +1,135 @@
+"""Searcher: request validation, direct / rescued / fused routing, and failure isolation per retriever."""
+
+from __future__ import annotations
+
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+
+from fourfold.engine import QueryError, SearchError, SearchRequest, Settings, Workspace
+from fourfold.engine.intent import Classification
+from fourfold.engine.records import Hit, Span
+from fourfold.engine.search import Searcher
+from fourfold.engine.snapshot import Snapshot
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "polyglot"
+
+
+@pytest.fixture(scope="module")
+def snapshot(tmp_path_factory: pytest.TempPathFactory) -> Snapshot:
+    root = tmp_path_factory.mktemp("ws") / "polyglot"
+    shutil.copytree(FIXTURE, root)
+    workspace = Workspace(root, Settings(index_dir=str(tmp_path_factory.mktemp("index")), semantic_backend="none"))
+    workspace.refresh()
+    return workspace.snapshot()
+
+
+def hit(path: str, line: int) -> Hit:
+    return Hit(path, Span(line, 0, line + 1, 0), 1.0)
+
+
+def fixed(*hits: Hit):  # type: ignore[no-untyped-def]
+    def retriever(snapshot: Snapshot, request: SearchRequest, classification: Classification, depth: int) -> list[Hit]:
+        return list(hits)
+
+    return retriever
+
+
+def broken(snapshot: Snapshot, request: SearchRequest, classification: Classification, depth: int) -> list[Hit]:
+    raise RuntimeError("index file vanished")
+
+
+def test_failing_retriever_is_left_out_and_reported(snapshot: Snapshot) -> None:
+    searcher = Searcher({"text": broken, "structural": fixed(hit("inventory/retry.py", 5))},
+                        semantic_available=lambda: False)
+    response = searcher.search(snapshot, SearchRequest("how does retry work"))
+    assert response.fusion_strategy == "rrf"
+    assert [r.path for r in response.results] == ["inventory/retry.py"]
+    text = response.modalities["text"]
+    assert text.ran is False and "index file vanished" in (text.error or "")
+    assert response.notes == ["text left out: failed: index file vanished"]
+
+
+def test_slow_retriever_is_left_out_after_its_budget(snapshot: Snapshot, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("fourfold.engine.search.RETRIEVER_BUDGET_S", 0.2)
+    release = threading.Event()
+
+    def stuck(snapshot: Snapshot, request: SearchRequest, classification: Classification, depth: int) -> list[Hit]:
+        release.wait(10)
+        return []
+
+    searcher = Searcher({"text": stuck, "structural": fixed(hit("inventory/retry.py", 5))},
+                        semantic_available=lambda: False)
+    try:
+        response = searcher.search(snapshot, SearchRequest("how does retry work"))
+    finally:
+        release.set()
+    assert [r.path for r in response.results] == ["inventory/retry.py"]
+    assert "budget" in (response.modalities["text"].error or "")
+
+
+def test_direct_route_is_rescued_when_it_finds_nothing(snapshot: Snapshot) -> None:
+    searcher = Searcher({"structural": fixed(), "text": fixed(hit("README.md", 3))}, semantic_available=lambda: False)
+    response = searcher.search(snapshot, SearchRequest("where is parseConfig defined"))
+    assert response.confidence == 0.90
+    assert response.fusion_strategy == "rescued"
+    assert [r.path for r in response.results] == ["README.md"]
+
+
+def test_direct_route_keeps_the_retrievers_order(snapshot: Snapshot) -> None:
+    order = [hit("native/cache.cpp", 1), hit("inventory/service.py", 10), hit("web/src/store.ts", 13)]
+    searcher = Searcher({"structural": fixed(*order)}, semantic_available=lambda: False)
+    response = searcher.search(snapshot, SearchRequest("where is Cache defined"))
+    assert response.fusion_strategy == "direct"
+    assert [r.path for r in response.results] == [h.path for h in order]
+    assert all(r.boost == 1.0 for r in response.results)
+
+
+def test_zero_weight_modalities_never_run(snapshot: Snapshot) -> None:
+    calls: list[str] = []
+
+    def spy(name: str):  # type: ignore[no-untyped-def]
+        def retriever(snapshot: Snapshot, request: SearchRequest, c: Classification, depth: int) -> list[Hit]:
+            calls.append(name)
+            return [hit("inventory/service.py", 32)]
+        return retriever
+
+    searcher = Searcher({m: spy(m) for m in ("semantic", "text", "structural", "graph")})
+    response = searcher.search(snapshot, SearchRequest('"connection refused"', preset="thorough"))
+    assert response.intent == "exact_match"
+    assert sorted(calls) == ["structural", "text"]  # exact_match gives semantic and graph weight 0
+
+
+@pytest.mark.parametrize(("arguments", "message"), [
+    ({}, '"query" is required'),
+    ({"query": 3}, '"query" is required and must be a string'),
+    ({"query": "x", "limit": "ten"}, '"limit" must be an integer'),
+    ({"query": "x", "limit": 0}, '"limit" must be between 1 and 500'),
+    ({"query": "x", "preset": "fast"}, '"preset" must be one of quick, default, thorough'),
+    ({"query": "x", "modes": ["vector"]}, '"modes" must be one of semantic, text, structural, graph'),
+    ({"query": "x", "intent": "guess"}, '"intent" must be one of'),
+    ({"query": "x", "colour": "red"}, "unknown argument(s) colour"),
+    ({"query": "x" * 5000}, "the limit is 2000"),
+])
+def test_bad_requests_say_what_to_fix(arguments: dict, message: str) -> None:
+    with pytest.raises(SearchError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        SearchRequest.from_mapping(arguments)
+
+
+def test_invalid_regex_is_a_query_error_with_position(snapshot: Snapshot) -> None:
+    searcher = Searcher({}, semantic_available=lambda: False)
+    with pytest.raises(QueryError) as caught:
+        searcher.search(snapshot, SearchRequest("re:load_(settings"))
+    assert caught.value.position == 8
+
+
+def test_catastrophic_regex_returns_promptly(snapshot: Snapshot) -> None:
+    root = snapshot.root
+    (root / "evil.txt").write_text("a" * 100_000 + "b\n")
+    workspace = Workspace(root, Settings(index_dir=str(root.parent / "evil-index"), semantic_backend="none"))
+    workspace.refresh()
+    response = workspace.search(SearchRequest("re:(a+)+$"))
+    assert response.intent == "exact_match"
+    assert response.timings_ms["total"] < 2000
