@@ -1,0 +1,30 @@
+"""The engine's public surface is pinned, and the engine never imports the protocol layer."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import fourfold.engine
+
+ENGINE = Path(fourfold.engine.__file__).parent
+FORBIDDEN = ("pygls", "lsprotocol", "fourfold.lsp")
+
+
+def test_exported_names_change_only_on_purpose() -> None:
+    assert sorted(fourfold.engine.__all__) == [
+        "Chunk", "Classification", "FileRecord", "Hit", "ParsedFile", "QueryError", "Reference", "RefreshStats",
+        "SearchError", "SearchRequest", "SearchResponse", "Settings", "Span", "Symbol", "UnreadableFile",
+        "Workspace", "WorkspaceError", "classify", "parse_settings",
+    ]
+    assert all(hasattr(fourfold.engine, name) for name in fourfold.engine.__all__)
+
+
+def test_engine_never_imports_the_protocol() -> None:
+    offenders = []
+    for source in sorted(ENGINE.glob("*.py")):
+        for node in ast.walk(ast.parse(source.read_text())):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            offenders += [f"{source.name}: {n}" for n in names if n.startswith(FORBIDDEN) or n.startswith("..lsp")]
+    assert offenders == []
