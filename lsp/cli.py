@@ -80,7 +80,7 @@ def cmd_index(args: argparse.Namespace) -> int:
         print(f"Indexed {status['files']:,} files ({stats.indexed:,} re-indexed, {stats.removed:,} removed, "
               f"{stats.unchanged:,} unchanged), {status['symbols']:,} symbols, {status['chunks']:,} chunks "
               f"in {stats.seconds:.2f} s; index at {workspace.store.folder}")
-        if args.embed:
+        if not args.no_embed:
             workspace.embed_pending(progress=ProgressBar(sys.stderr, "Embedding"))
     finally:
         workspace.close()
@@ -91,7 +91,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     workspace = _open(args)
     try:
         workspace.refresh(ProgressBar(sys.stderr, "Indexing"))
-        if args.embed:
+        if not args.no_embed:  # cached vectors are read, only new or changed chunks are embedded
             workspace.embed_pending(progress=ProgressBar(sys.stderr, "Embedding"))
         values = {
             "query": args.query, "limit": args.limit, "preset": args.preset, "intent": args.intent,
@@ -138,6 +138,9 @@ def _print_result(result: dict[str, Any], out: TextIO) -> None:
 def cmd_status(args: argparse.Namespace) -> int:
     workspace = _open(args)
     try:
+        workspace.refresh(ProgressBar(sys.stderr, "Indexing"))
+        if not args.no_embed:
+            workspace.embed_pending(progress=ProgressBar(sys.stderr, "Embedding"))
         print(json.dumps(workspace.status(), indent=2))
     finally:
         workspace.close()
@@ -167,7 +170,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     index = commands.add_parser("index", help="index a folder (incremental)")
     _common(index, root_positional=True)
-    index.add_argument("--embed", action="store_true", help="also compute embeddings now")
+    index.add_argument("--no-embed", action="store_true", help="skip embeddings (text, structure and graph only)")
     index.set_defaults(run=cmd_index)
 
     search = commands.add_parser("search", help="search a folder")
@@ -180,11 +183,12 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("--intent", help="pin the intent instead of classifying the query")
     search.add_argument("--paths", action="append", help="only results under this glob (repeatable)")
     search.add_argument("--languages", help="comma-separated language ids")
-    search.add_argument("--embed", action="store_true", help="embed missing chunks before searching")
+    search.add_argument("--no-embed", action="store_true", help="do not embed new chunks before searching")
     search.set_defaults(run=cmd_search)
 
-    status = commands.add_parser("status", help="print the index status as JSON")
+    status = commands.add_parser("status", help="bring the index up to date and print its status as JSON")
     _common(status)
+    status.add_argument("--no-embed", action="store_true", help="do not embed new chunks first")
     status.set_defaults(run=cmd_status)
 
     serve = commands.add_parser("serve", help="run the language server on stdio")

@@ -142,3 +142,15 @@ def test_console_script_runs(workspace: tuple[Path, Path]) -> None:
     status = json.loads(out)
     assert status["files"] == sum(1 for p in root.rglob("*") if p.is_file())
     assert status["symbols"] > 100
+
+
+def test_local_embeddings_take_part(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    index = str(tmp_path / "index")
+    assert main(["search", "how does the retry backoff work", "--root", str(FIXTURE), "--index-dir", index,
+                 "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["modalities"]["semantic"]["ran"] is True and result["modalities"]["semantic"]["hits"] > 0
+    assert any("semantic" in row["contributions"] for row in result["results"][:3])
+    assert main(["status", "--root", str(FIXTURE), "--index-dir", index]) == 0
+    status = json.loads(capsys.readouterr().out)
+    assert status["backend"] == "local" and status["embedded"] == status["chunks"] > 0
