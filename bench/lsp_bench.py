@@ -29,6 +29,8 @@ from pygls.lsp.client import LanguageClient
 DEFINITION = re.compile(r"\b(?:def|class|func|function|fn|struct|interface)\s+([A-Za-z_][A-Za-z0-9_]{3,})")
 SOURCE_SUFFIXES = {".py", ".js", ".ts", ".go", ".rs", ".java", ".c", ".cpp", ".cs", ".rb", ".php"}
 PROBE_NAME = "fourfold_bench_probe_quokka"
+# Long enough for a first index of a large corpus on a slow machine; a hung server still ends the run.
+PHASE_TIMEOUT_S = 600.0
 CAPABILITIES = types.ClientCapabilities(
     window=types.WindowClientCapabilities(work_done_progress=True),
     workspace=types.WorkspaceClientCapabilities(
@@ -77,10 +79,17 @@ class BenchClient(LanguageClient):
         def on_register(params: Any) -> None:
             return None
 
+        @self.feature(types.PROGRESS)
+        def on_progress(params: Any) -> None:
+            return None
+
     async def wait_phase(self, phase: str, after: int = 0) -> None:
-        while not any(status["phase"] == phase for status in self.statuses[after:]):
-            self.arrived.clear()
-            await self.arrived.wait()
+        """Wait for a `fourfold/indexStatus` phase; a server that never gets there fails the run."""
+        async def scan() -> None:
+            while not any(status["phase"] == phase for status in self.statuses[after:]):
+                self.arrived.clear()
+                await self.arrived.wait()
+        await asyncio.wait_for(scan(), PHASE_TIMEOUT_S)
 
 
 async def symbol_latencies(client: LanguageClient, queries: list[str]) -> tuple[list[float], int]:

@@ -45,21 +45,58 @@ def _text_query(request: SearchRequest, classification: Classification) -> TextQ
 
 
 class LexicalCache:
-    """BM25 over the chunks of the latest snapshot, rebuilt at most once per snapshot generation."""
+    """BM25 over the chunks of the latest snapshot.
+
+    Building BM25 over a large repository takes seconds, so after the first build a newer snapshot
+    is indexed in a background thread while queries keep using the previous index (a question's
+    answer may lag an edit by that long; literal searches never lag). Only the very first build
+    happens on the caller's thread.
+    """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._generation = -1
         self._index: LexicalIndex | None = None
         self._chunks: list[Chunk] = []
+        self._building: threading.Thread | None = None
 
     def get(self, snapshot: Snapshot) -> tuple[LexicalIndex, list[Chunk]]:
         with self._lock:
-            if self._index is None or self._generation != snapshot.generation:
-                self._chunks = snapshot.chunks()
-                self._index = LexicalIndex.build(self._chunks)
-                self._generation = snapshot.generation
+            if self._index is None:
+                self._build(snapshot)
+            elif self._generation < snapshot.generation:
+                self.warm(snapshot)
+            assert self._index is not None
             return self._index, self._chunks
+
+    def warm(self, snapshot: Snapshot) -> None:
+        """Start building for `snapshot` in the background, unless a build is already running."""
+        if self._building is not None and self._building.is_alive():
+            return
+        self._building = threading.Thread(target=self._build_locked, args=(snapshot,), daemon=True,
+                                          name="bm25-build")
+        self._building.start()
+
+    def ensure(self, snapshot: Snapshot) -> None:
+        """Build now if nothing is built yet (so the first question does not spend its time budget on it)."""
+        building = self._building
+        if self._index is None and building is not None:
+            building.join()
+        with self._lock:
+            if self._index is None:
+                self._build(snapshot)
+
+    def _build_locked(self, snapshot: Snapshot) -> None:
+        chunks = snapshot.chunks()
+        index = LexicalIndex.build(chunks)
+        with self._lock:
+            if snapshot.generation > self._generation:
+                self._index, self._chunks, self._generation = index, chunks, snapshot.generation
+
+    def _build(self, snapshot: Snapshot) -> None:
+        self._chunks = snapshot.chunks()
+        self._index = LexicalIndex.build(self._chunks)
+        self._generation = snapshot.generation
 
 
 def _chunk_hit(chunk: Chunk, score: float) -> Hit:

@@ -105,8 +105,9 @@ class Workspace:
         self.progress = 0.0
         self._snapshot = self._load()
         self._embedder = Embedder(self.settings, self.store.folder)
+        self._lexical = LexicalCache()
         retrievers = {
-            "text": make_text_retriever(LexicalCache()),
+            "text": make_text_retriever(self._lexical),
             "structural": structural,
             "graph": graph,
             "semantic": make_semantic_retriever(self._embedder.state),
@@ -182,6 +183,8 @@ class Workspace:
             self._apply(pending, removed + unreadable, skipped)
             cancelled = cancel is not None and cancel.is_set()
             self.state = self.state if cancelled else "ready"
+            if not cancelled:
+                self._lexical.warm(self._snapshot)
             self.progress = self.progress if cancelled else 1.0
             return RefreshStats(
                 len(candidates),
@@ -352,11 +355,14 @@ class Workspace:
 
     # --- searching -----------------------------------------------------------------------
     def search(self, request: SearchRequest) -> SearchResponse:
-        return self._searcher.search(self._snapshot, request)
+        snapshot = self._snapshot
+        self._lexical.ensure(snapshot)
+        return self._searcher.search(snapshot, request)
 
     def search_dict(self, request: SearchRequest) -> dict[str, Any]:
         """The `fourfold.search` result object (DESIGN §7), with the index state it was answered from."""
         snapshot = self._snapshot
+        self._lexical.ensure(snapshot)
         result = self._searcher.search(snapshot, request).to_dict(snapshot)
         result["index"] = {"ready": self.ready, "state": self.state, "files": len(snapshot.files)}
         result["partial"] = not self.ready

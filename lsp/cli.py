@@ -25,6 +25,7 @@ from fourfold.engine import (
     WorkspaceError,
     parse_settings,
 )
+from fourfold.lsp.eval_cli import add_eval_parser
 
 BAR_WIDTH = 30
 MODALITY_LETTERS = {"semantic": "S", "text": "T", "structural": "St", "graph": "G"}
@@ -185,6 +186,8 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("--languages", help="comma-separated language ids")
     search.add_argument("--no-embed", action="store_true", help="do not embed new chunks before searching")
     search.set_defaults(run=cmd_search)
+
+    add_eval_parser(commands)
 
     status = commands.add_parser("status", help="bring the index up to date and print its status as JSON")
     _common(status)

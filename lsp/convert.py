@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from fourfold.engine import Hit, Span, Symbol, Workspace
 from lsprotocol import types
+
+from fourfold.engine import Hit, Span, Symbol, Workspace
 
 from .kinds import symbol_kind
 from .positions import LineSource, convert_result, split_lines, to_client
@@ -66,8 +67,13 @@ def _short_name(row: dict[str, Any]) -> str:
 
 
 def workspace_symbol(row: dict[str, Any]) -> types.WorkspaceSymbol:
-    """One converted `fourfold.search` row as a Ctrl+T entry: name, kind, container and location."""
-    value = row["range"]
+    """One converted `fourfold.search` row as a Ctrl+T entry: name, kind, container and location.
+
+    The location is the first match (a definition's name, a text hit's words), not the whole
+    result range, so picking an entry puts the cursor on what was searched for, as pyright does.
+    """
+    matches = row.get("matches") or []
+    value = matches[0] if matches else row["range"]
     return types.WorkspaceSymbol(
         name=_short_name(row),
         kind=symbol_kind(row.get("kind")),

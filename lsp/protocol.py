@@ -10,12 +10,20 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Generator
+from concurrent.futures import Future
+from dataclasses import dataclass
 from typing import Any
 
 import cattrs
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcServerNotInitialized
+from pygls.exceptions import (
+    JsonRpcException,
+    JsonRpcInternalError,
+    JsonRpcInvalidParams,
+    JsonRpcServerNotInitialized,
+)
 from pygls.protocol import LanguageServerProtocol, lsp_method
+from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage
 
 log = logging.getLogger(__name__)
 
@@ -24,10 +32,16 @@ MAX_PROBLEMS = 3
 
 
 def _problems(error: BaseException) -> str:
-    cause = error.__cause__
-    if isinstance(cause, cattrs.ClassValidationError):
-        return "; ".join(cattrs.transform_error(cause)[:MAX_PROBLEMS])
-    return str(cause or error) or type(error).__name__
+    if isinstance(error, cattrs.ClassValidationError):
+        return "; ".join(cattrs.transform_error(error)[:MAX_PROBLEMS])
+    return str(error) or type(error).__name__
+
+
+@dataclass(frozen=True)
+class Rejected:
+    """A message whose params did not fit its method: already answered (request) or dropped (notification)."""
+
+    method: str
 
 
 class FourfoldProtocol(LanguageServerProtocol):
@@ -38,16 +52,38 @@ class FourfoldProtocol(LanguageServerProtocol):
         self.initialize_received = False
 
     def structure_message(self, data: dict[str, Any]) -> Any:
-        """Parse one message; a request whose params do not fit its method gets InvalidParams back."""
-        try:
+        """Parse one message; a request whose params do not fit its method gets InvalidParams back.
+
+        pygls would raise here, logging two tracebacks and leaving the request unanswered; a
+        `Rejected` marker instead is skipped by `handle_message` after one log line.
+        """
+        if "jsonrpc" not in data or "method" not in data:
             return super().structure_message(data)
-        except JsonRpcException as error:
-            if "id" in data and "method" in data:
+        method = data["method"]
+        fallback = JsonRPCRequestMessage if "id" in data else JsonRPCNotification
+        try:
+            return self._converter.structure(data, self.get_message_type(method) or fallback)
+        except Exception as error:
+            message = f"invalid params for {method}: {_problems(error)}"
+            log.warning("%s", message)
+            if "id" in data:
                 self._send_response(data["id"], error=types.ResponseError(
-                    code=JsonRpcInvalidParams.CODE,
-                    message=f"invalid params for {data['method']}: {_problems(error)}",
-                ))
-            raise
+                    code=JsonRpcInvalidParams.CODE, message=message))
+            return Rejected(method)
+
+    def handle_message(self, message: Any) -> None:
+        if not isinstance(message, Rejected):
+            super().handle_message(message)
+
+    def _send_handler_result(self, future: Future[Any], *, msg_id: Any) -> None:
+        """Answer a request; a deliberate JSON-RPC error (bad arguments) is one log line, not a traceback."""
+        error = None if future.cancelled() else future.exception()
+        if isinstance(error, JsonRpcException) and not isinstance(error, JsonRpcInternalError):
+            self._request_futures.pop(msg_id, None)
+            log.info("request %s answered with error %s: %s", msg_id, error.code, error.message)
+            self._send_response(msg_id, error=error.to_response_error())
+            return
+        super()._send_handler_result(future, msg_id=msg_id)
 
     def _handle_request(self, msg_id: Any, method_name: str, params: Any) -> None:
         if method_name == types.INITIALIZE:

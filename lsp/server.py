@@ -11,13 +11,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import sys
 import threading
 import uuid
 from collections.abc import Callable, Mapping
 from importlib import metadata
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, BinaryIO, TypeVar
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams, JsonRpcInvalidRequest
+from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
 
 from fourfold.engine import (
     QueryError,
@@ -28,10 +34,6 @@ from fourfold.engine import (
     WorkspaceError,
     parse_settings,
 )
-from lsprotocol import types
-from pygls.exceptions import JsonRpcInvalidParams, JsonRpcInvalidRequest
-from pygls.lsp.server import LanguageServer
-from pygls.uris import to_fs_path
 
 from . import convert
 from .folders import Change, Folder, Updates, apply_change, folder_of, merged_status
@@ -614,7 +616,18 @@ def run(tcp_port: int | None = None, log_file: str | None = None, verbosity: int
     if tcp_port is not None:
         server.start_tcp("127.0.0.1", tcp_port)
         return 0
-    stdout = sys.stdout.buffer
-    sys.stdout = sys.stderr  # a stray print() from any library must not corrupt the JSON-RPC stream
-    server.start_io(sys.stdin.buffer, stdout)
+    server.start_io(sys.stdin.buffer, _private_stdout())
     return 0
+
+
+def _private_stdout() -> BinaryIO:
+    """The JSON-RPC channel on a private copy of stdout; stdout itself then goes to stderr.
+
+    Anything else that writes to stdout (a stray print(), a C library, a parser process the engine
+    spawns, which inherits file descriptor 1) lands in the log instead of corrupting the stream.
+    """
+    channel = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
+    sys.stdout.flush()
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    sys.stdout = sys.stderr
+    return channel

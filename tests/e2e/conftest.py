@@ -8,10 +8,15 @@ polyglot fixture and its own index folder, indexed once per module. Tests wait o
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
+import inspect
 import json
 import shutil
 import sys
-from collections.abc import Callable
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -27,8 +32,11 @@ FIXTURE = HERE.parent / "fixtures" / "polyglot"
 CAPABILITIES = HERE / "capabilities"
 CLIENTS = ("vscode", "neovim")
 STATUS = "fourfold/indexStatus"
-# A bound on every wait, so a broken server fails the test instead of hanging the suite.
+# Bounds on every wait (starting and indexing, one test, stopping), so a broken server fails the test
+# instead of hanging the suite.
 WAIT_S = 60.0
+TEST_S = 60.0
+SHUTDOWN_S = 10.0
 # A file whose definition sits after non-ASCII text on the same line: columns differ per encoding.
 EMOJI_FILE = "web/launch.js"
 EMOJI_SOURCE = 'const banner = "🚀 café"; function launchRocket(count) { return count + 1; }\n'
@@ -52,6 +60,11 @@ class FourfoldClient(LanguageClient):
         self.status_arrived = asyncio.Event()
         self.root: Path = Path()
         self.encoding = "utf-16"
+        self.registrations: list[types.Registration] = []
+
+    def record_registrations(self, params: types.RegistrationParams) -> None:
+        """`client/registerCapability`: accepted and kept, as an editor would (pytest-lsp lacks it)."""
+        self.registrations.extend(params.registrations)
 
     def record_status(self, params: Any) -> None:
         self.statuses.append(plain(params))
@@ -78,11 +91,21 @@ class FourfoldClient(LanguageClient):
     async def search(self, query: str, **options: Any) -> dict[str, Any]:
         return await self.command("fourfold.search", {"query": query, **options})
 
+    async def raw_request(self, method: str, params: Any) -> Any:
+        """Send params as they are, bypassing the typed converter (to send what an editor must not)."""
+        msg_id = f"raw-{uuid.uuid4().hex}"
+        future: Future[Any] = Future()
+        self.protocol._request_futures[msg_id] = future
+        self.protocol._send_data({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params})
+        return await asyncio.wrap_future(future)
+
 
 def make_client() -> FourfoldClient:
     client = FourfoldClient(converter_factory=default_converter)
     register_lsp_features(client)
     client.feature(STATUS)(lambda ls, params: ls.record_status(params))
+    client.feature(types.CLIENT_REGISTER_CAPABILITY)(lambda ls, params: ls.record_registrations(params))
+    client.feature(types.CLIENT_UNREGISTER_CAPABILITY)(lambda ls, params: None)
     return client
 
 
@@ -122,6 +145,39 @@ async def start(client: FourfoldClient, name: str, tmp: Path, backend: str = "no
     assert status["phase"] == "indexed", status
 
 
-@pytest.fixture(scope="module")
-def fixture_root() -> Path:
-    return FIXTURE
+def kill_server(client: FourfoldClient) -> None:
+    """End a server that did not stop by itself, so the fixture's own wait for it returns."""
+    server = client._server
+    if server is not None and server.returncode is None:
+        server.kill()
+
+
+@contextlib.asynccontextmanager
+async def session(client: FourfoldClient, name: str, tmp: Path,
+                  backend: str = "none") -> AsyncIterator[FourfoldClient]:
+    """A started, indexed server for the duration of the block; bounded start and stop.
+
+    A server that hangs while starting or stopping is killed and the fixture fails, instead of the
+    fixture (and CI) waiting for it forever.
+    """
+    try:
+        await asyncio.wait_for(start(client, name, tmp, backend), WAIT_S)
+        yield client
+        await asyncio.wait_for(client.shutdown_session(), SHUTDOWN_S)
+    finally:
+        kill_server(client)
+
+
+def bounded(test: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
+    """The test coroutine with a deadline: a hang becomes a TimeoutError, the suite moves on."""
+    @functools.wraps(test)
+    async def run(*args: Any, **kwargs: Any) -> Any:
+        return await asyncio.wait_for(test(*args, **kwargs), TEST_S)
+    return run
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if isinstance(item, pytest.Function) and item.path.is_relative_to(HERE) \
+                and inspect.iscoroutinefunction(item.obj):
+            item.obj = bounded(item.obj)

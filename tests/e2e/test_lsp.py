@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 import pytest_lsp
-from conftest import CLIENTS, EMOJI_FILE, EMOJI_SOURCE, SERVER, FourfoldClient, start
+from conftest import CLIENTS, EMOJI_FILE, EMOJI_SOURCE, SERVER, FourfoldClient, session
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.asyncio(loop_scope="module")]
 INVALID_PARAMS = -32602
 METHOD_NOT_FOUND = -32601
 REQUEST_CANCELLED = -32800
@@ -25,9 +25,8 @@ REQUEST_CANCELLED = -32800
 @pytest_lsp.fixture(scope="module", params=CLIENTS, config=SERVER)
 async def client(lsp_client: FourfoldClient, request: pytest.FixtureRequest,
                  tmp_path_factory: pytest.TempPathFactory):
-    await start(lsp_client, request.param, tmp_path_factory.mktemp(request.param))
-    yield
-    await lsp_client.shutdown_session()
+    async with session(lsp_client, request.param, tmp_path_factory.mktemp(request.param)):
+        yield
 
 
 def expected_column(line: str, points: int, encoding: str) -> int:
@@ -44,12 +43,21 @@ def uri_path(client: FourfoldClient, uri: str) -> str:
 
 
 async def test_progress_begins_reports_and_ends(client: FourfoldClient) -> None:
-    values = [value for reports in client.progress_reports.values() for value in reports]
+    # pytest-lsp stores the structured `value` of each $/progress (typed as ProgressParams, it is not).
+    values: list[Any] = [value for reports in client.progress_reports.values() for value in reports]
     kinds = [value.kind for value in values]
     assert kinds[0] == "begin" and "end" in kinds
-    reports = [value for value in values if value.kind == "report"]
+    reports = [value for value in values if isinstance(value, types.WorkDoneProgressReport)]
     assert reports and all(0 <= (value.percentage or 0) <= 100 for value in reports)
     assert re.fullmatch(r"Indexing [\d,]+ / [\d,]+ files", reports[-1].message or "")
+
+
+async def test_file_watcher_registered_when_the_client_allows(client: FourfoldClient) -> None:
+    workspace = client.capabilities.workspace if client.capabilities else None
+    watched = workspace.did_change_watched_files if workspace else None
+    allowed = bool(watched and watched.dynamic_registration)
+    methods = [registration.method for registration in client.registrations]
+    assert methods.count(types.WORKSPACE_DID_CHANGE_WATCHED_FILES) == (1 if allowed else 0)
 
 
 async def test_workspace_symbol_finds_a_definition(client: FourfoldClient) -> None:
@@ -192,13 +200,34 @@ async def test_unsaved_buffer_is_searchable(client: FourfoldClient) -> None:
 
 async def test_invalid_settings_are_reported_and_defaults_kept(client: FourfoldClient) -> None:
     client.set_configuration({"preset": "warp-speed"}, section="fourfold")
-    shown = client.wait_for_notification(types.WINDOW_SHOW_MESSAGE)
+    # The protocol's own wait registers at once, so the message cannot slip by before the await.
+    shown = client.protocol.wait_for_notification_async(types.WINDOW_SHOW_MESSAGE)
     client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={}))
     message = await shown
     assert "preset" in message.message and "default" in message.message
     client.set_configuration({}, section="fourfold")
     status = await client.command("fourfold.indexStatus")
     assert status["ready"] is True
+
+
+async def change_settings(client: FourfoldClient, section: dict[str, Any]) -> None:
+    """Change the `fourfold` settings as an editor does, and wait until the folder is re-opened with them."""
+    client.set_configuration(section, section="fourfold")
+    mark = len(client.statuses)
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"fourfold": section}))
+    await client.wait_status(lambda s: s["phase"] == "indexed", after=mark)
+
+
+async def test_settings_change_applies_to_the_next_search(client: FourfoldClient) -> None:
+    assert (await client.search("load_settings"))["preset"] == "default"
+    await change_settings(client, {"preset": "quick"})
+    try:
+        result = await client.search("load_settings")
+        assert result["preset"] == "quick" and result["index"]["ready"] is True
+        assert "inventory/config.py" in {row["path"] for row in result["results"]}
+    finally:
+        await change_settings(client, {})
+    assert (await client.search("load_settings"))["preset"] == "default"
 
 
 async def test_reindex_restarts_indexing(client: FourfoldClient) -> None:
@@ -235,8 +264,11 @@ async def test_bad_commands_get_actionable_errors(client: FourfoldClient, comman
 async def test_protocol_errors_leave_the_server_running(client: FourfoldClient) -> None:
     error = await rpc_error(client.protocol.send_request_async("fourfold/unknownMethod", {}))
     assert error.code == METHOD_NOT_FOUND
-    error = await rpc_error(client.protocol.send_request_async(types.WORKSPACE_SYMBOL, {"query": 42}))
+    error = await rpc_error(client.raw_request(types.WORKSPACE_SYMBOL, {}))
     assert error.code == INVALID_PARAMS and "query" in error.message
+    error = await rpc_error(client.raw_request(types.TEXT_DOCUMENT_DEFINITION, {
+        "textDocument": {"uri": (client.root / "inventory/config.py").as_uri()}, "position": {"line": "x"}}))
+    assert error.code == INVALID_PARAMS and "position" in error.message
     error = await rpc_error(client.workspace_symbol_async(types.WorkspaceSymbolParams(query="q" * 100_000)))
     assert error.code == INVALID_PARAMS
     status = await client.command("fourfold.indexStatus")

@@ -16,9 +16,12 @@ from typing import Any
 import pytest
 from conftest import EMOJI_FILE, EMOJI_SOURCE, SERVER_COMMAND, copy_fixture
 
+# Debian's package (0.7.2 on bookworm), the oldest client we support; another nvim on PATH is a fallback.
+DEBIAN_NVIM = Path("/usr/bin/nvim")
+NVIM = str(DEBIAN_NVIM) if DEBIAN_NVIM.exists() else shutil.which("nvim")
 pytestmark = [
     pytest.mark.e2e,
-    pytest.mark.skipif(shutil.which("nvim") is None, reason="Neovim is missing (apt-get install neovim)"),
+    pytest.mark.skipif(NVIM is None, reason="Neovim is missing (apt-get install neovim)"),
 ]
 SCRIPT = Path(__file__).parent / "nvim" / "search.lua"
 RUN_TIMEOUT_S = 120
@@ -49,7 +52,7 @@ def neovim_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         "FOURFOLD_INIT_OPTIONS_JSON": json.dumps({"indexDir": str(tmp / "index"), "semanticBackend": "none"}),
     }
     completed = subprocess.run(
-        ["nvim", "--headless", "-n", "-i", "NONE", "-u", "NONE", "-c", f"luafile {SCRIPT}"],
+        [str(NVIM), "--headless", "-n", "-i", "NONE", "-u", "NONE", "-c", f"luafile {SCRIPT}"],
         env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=RUN_TIMEOUT_S, check=False)
     assert out.exists(), completed.stderr
     result = json.loads(out.read_text())

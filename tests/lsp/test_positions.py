@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
+
 from fourfold.lsp.positions import (
     UTF8,
     UTF16,
@@ -72,7 +75,7 @@ def test_line_source_reads_each_file_once() -> None:
 
 def test_convert_result_converts_range_and_matches() -> None:
     text = "x = 1\ns = '🚀'; retry()\n"
-    row = {
+    row: dict[str, Any] = {
         "path": "m.py",
         "range": {"start": {"line": 1, "character": 10}, "end": {"line": 1, "character": 15}},
         "matches": [{"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}}],

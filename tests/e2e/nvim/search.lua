@@ -30,6 +30,10 @@ local function main()
     root_dir = root,
     workspace_folders = { { uri = vim.uri_from_fname(root), name = vim.fn.fnamemodify(root, ':t') } },
     init_options = vim.json.decode(os.getenv('FOURFOLD_INIT_OPTIONS_JSON') or '{}'),
+    -- Neovim 0.7 keeps no serverInfo on the client object: read it from the initialize result.
+    on_init = function(_, result)
+      out.server_name = result.serverInfo and result.serverInfo.name or vim.NIL
+    end,
     handlers = {
       ['fourfold/indexStatus'] = function(_, params)
         table.insert(out.statuses, params)
@@ -40,7 +44,6 @@ local function main()
   assert(client_id, 'could not start the server')
   assert(vim.wait(timeout, function() return indexed end, 10), 'the index was not ready in time')
   local client = vim.lsp.get_client_by_id(client_id)
-  out.server_name = client.server_info and client.server_info.name or vim.NIL
   local provider = client.server_capabilities.executeCommandProvider
   out.commands = provider and provider.commands or vim.NIL
 

@@ -1,0 +1,131 @@
+"""`fourfold eval QUERIES.jsonl --root ROOT`: measured answer quality as a Markdown table and a JSON file.
+
+The user reads one table where every figure of the fused engine stands next to the same figure of
+each single retriever, BM25, ripgrep and universal-ctags (with `--baseline`), per intent and overall;
+for the semble benchmark also NDCG@10 per repository. The arithmetic lives in
+`fourfold.engine.evaluation`; this module only wires the arguments and prints.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from fourfold.engine import parse_settings
+from fourfold.engine.evaluation import (
+    Corpus,
+    EvalOptions,
+    EvalReport,
+    Row,
+    load_queries,
+    run_eval,
+    semble_roots,
+)
+
+PRESETS = ("quick", "default", "thorough")
+# Looked for beside a semble query file: it names each repo's benchmark_root.
+SEMBLE_REPOS_FILES = ("semble_repos.json", "repos.json")
+
+
+def add_eval_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Register `eval` on the `fourfold` command's subparsers."""
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "eval", help="measure search quality on a labelled query set"
+    )
+    parser.add_argument("queries", help="JSONL query set (ours or semble's format)")
+    parser.add_argument("--root", default=".", help="corpus folder (semble: one subfolder per repo)")
+    parser.add_argument("--index-dir", help="where to keep the index (semble: one subfolder per repo)")
+    parser.add_argument("--backend", choices=("none", "local", "voyage"), default="none",
+                        help="semantic backend (default: none)")
+    parser.add_argument("--preset", default="default", help="preset, or a comma-separated list to compare")
+    parser.add_argument("--baseline", action="store_true",
+                        help="also run single retrievers, BM25, ripgrep and ctags on the same queries")
+    parser.add_argument("--json", dest="json_out", help="write the full report (every query) here")
+    parser.add_argument("--limit", type=int, default=10, help="results per query (metrics cut at 10)")
+    parser.set_defaults(run=cmd_eval)
+    return parser
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    presets = tuple(p.strip() for p in args.preset.split(",") if p.strip())
+    unknown = [p for p in presets if p not in PRESETS]
+    if unknown or not presets:
+        print(f"fourfold: --preset takes {', '.join(PRESETS)} (comma-separated), not {args.preset!r}", file=sys.stderr)
+        return 2
+    queries_path = Path(args.queries)
+    try:
+        queries = load_queries(queries_path)
+    except (OSError, ValueError) as error:
+        print(f"fourfold: cannot read {queries_path}: {error}", file=sys.stderr)
+        return 2
+    settings, errors = parse_settings({"semantic_backend": args.backend})
+    for message in errors:
+        print(f"fourfold: {message}", file=sys.stderr)
+    root = Path(args.root)
+    semble = any(query.semble for query in queries)
+    roots = semble_roots(root, queries, _repos_file(queries_path)) if semble else {None: Corpus(root)}
+    index_dirs = None
+    if args.index_dir:
+        index_dirs = {repo: str(Path(args.index_dir) / repo) if repo else args.index_dir for repo in roots}
+    report = run_eval(queries, roots, settings, EvalOptions(presets, args.baseline, args.limit), index_dirs)
+    print_report(report, sys.stdout)
+    if args.json_out:
+        Path(args.json_out).write_text(json.dumps(report.to_dict(), indent=1, ensure_ascii=False) + "\n",
+                                       encoding="utf-8")
+    return 0
+
+
+def _repos_file(queries_path: Path) -> Path | None:
+    return next((path for name in SEMBLE_REPOS_FILES if (path := queries_path.parent / name).is_file()), None)
+
+
+def _figure(value: float | None) -> str:
+    return "—" if value is None else f"{value:.3f}"
+
+
+def _strategies(row: Row) -> str:
+    return " ".join(f"{name} {count}" for name, count in sorted(row.strategies.items())) or "—"
+
+
+COLUMNS = ("intent", "system", "n", "MRR@10", "R@10", "nDCG@10", "semble nDCG", "zero", "false", "intent acc",
+           "strategies", "p50 ms", "p95 ms")
+
+
+def markdown_rows(rows: list[Row]) -> list[str]:
+    """The main table: one line per (intent, system), the fused engine first in each intent."""
+    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "|".join("---" for _ in COLUMNS) + "|"]
+    for row in rows:
+        cells = [row.group, row.system, str(row.queries), _figure(row.mrr), _figure(row.recall), _figure(row.ndcg),
+                 _figure(row.semble_ndcg), _figure(row.zero_rate), _figure(row.false_rate),
+                 _figure(row.intent_accuracy), _strategies(row), f"{row.p50_ms:.1f}", f"{row.p95_ms:.1f}"]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def markdown_per_repo(per_repo: dict[str, dict[str, float]]) -> list[str]:
+    """Semble's headline table: NDCG@10 per repository per system, and the mean over repositories."""
+    systems = list(per_repo)
+    repos = sorted({repo for values in per_repo.values() for repo in values})
+    lines = ["| repo | " + " | ".join(systems) + " |", "|---|" + "|".join("---" for _ in systems) + "|"]
+    for repo in repos:
+        lines.append(f"| {repo} | " + " | ".join(_figure(per_repo[s].get(repo)) for s in systems) + " |")
+    means = [sum(per_repo[s].values()) / len(per_repo[s]) if per_repo[s] else None for s in systems]
+    lines.append("| **mean** | " + " | ".join(_figure(m) for m in means) + " |")
+    return lines
+
+
+def print_report(report: EvalReport, out: TextIO) -> None:
+    out.write("\n".join(markdown_rows(report.rows)) + "\n")
+    if report.per_repo:
+        out.write("\nSemble NDCG@10 per repository\n\n" + "\n".join(markdown_per_repo(report.per_repo)) + "\n")
+    if report.missing_gold:
+        out.write(f"\n{len(report.missing_gold)} gold label(s) name a file the corpus lacks (counted as misses):\n")
+        out.write("".join(f"  {item}\n" for item in report.missing_gold))
+    if report.skipped:
+        out.write(f"\n{len(report.skipped)} quer(ies) skipped: no corpus folder for their repo\n")
+
+
+__all__ = ["add_eval_parser", "cmd_eval", "markdown_per_repo", "markdown_rows", "print_report"]

@@ -1,0 +1,232 @@
+"""Metric arithmetic on hand-computed cases, query-set parsing, the baselines, and one real run."""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from pathlib import Path
+
+import pytest
+
+from fourfold.engine import Settings, Span
+from fourfold.engine.evaluation import (
+    BM25Baseline,
+    Corpus,
+    CtagsBaseline,
+    EvalOptions,
+    EvalQuery,
+    Gold,
+    Outcome,
+    Ranked,
+    baseline_target,
+    hits_gold,
+    load_queries,
+    parse_query,
+    ripgrep,
+    run_eval,
+    score_query,
+    semble_ndcg,
+    semble_roots,
+    summarise,
+)
+from fourfold.engine.records import Chunk
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+
+
+def at(path: str, start: int, end: int | None = None, *matches: int) -> Ranked:
+    """A result at 0-based lines start..end, with extra one-line matches."""
+    return Ranked(path, Span(start, 0, start if end is None else end, 0), tuple(Span(m, 0, m, 0) for m in matches))
+
+
+def query(gold: list[Gold], match: str = "any", answerable: bool = True, intent: str = "find_definition",
+          semble: bool = False) -> EvalQuery:
+    return EvalQuery("q", "text", intent, tuple(gold), match, answerable, None, semble)
+
+
+@pytest.mark.parametrize(
+    ("result", "gold", "expected"),
+    [
+        (at("a.py", 10, 20), Gold("a.py", 15), True),  # 1-based 15 = 0-based 14, inside
+        (at("a.py", 10, 20), Gold("a.py", 11), True),  # first line
+        (at("a.py", 10, 20), Gold("a.py", 22), False),  # 0-based 21, outside and start 11 away
+        (at("a.py", 10, 10), Gold("a.py", 14), True),  # starts 3 lines before 0-based 13
+        (at("a.py", 10, 10), Gold("a.py", 15), False),  # 4 lines away
+        (at("a.py", 0, 1, 40), Gold("a.py", 41), True),  # a match range counts
+        (at("b.py", 10, 20), Gold("a.py", 15), False),  # other file
+        (at("a.py", 100, 200), Gold("a.py", None), True),  # file-level gold
+    ],
+)
+def test_hit_rule(result: Ranked, gold: Gold, expected: bool) -> None:
+    assert hits_gold(result, gold) is expected
+
+
+def test_any_match_scores_first_hit_only() -> None:
+    score = score_query(query([Gold("x.py"), Gold("y.py")]), [at("z.py", 0), at("y.py", 0), at("x.py", 0)])
+    assert score.reciprocal_rank == 0.5
+    assert score.recall == 1.0
+    assert score.ndcg == pytest.approx(1 / math.log2(3))
+
+
+def test_all_match_recall_counts_gold_locations_and_ndcg_gold_files() -> None:
+    gold = [Gold("a.py", 5), Gold("a.py", 50), Gold("b.py", 1), Gold("c.py", 1)]
+    ranked = [at("z.py", 0), at("a.py", 4, 4, 49), at("b.py", 0), at("a.py", 4)]
+    score = score_query(query(gold, "all"), ranked)
+    assert score.reciprocal_rank == 0.5
+    assert score.recall == 0.75  # a.py:5, a.py:50 (a match), b.py:1; not c.py
+    # gains at ranks 2 and 3 (rank 4 repeats a.py); ideal: 3 gold files at ranks 1..3
+    expected = (1 / math.log2(3) + 1 / math.log2(4)) / (1 + 1 / math.log2(3) + 1 / math.log2(4))
+    assert score.ndcg == pytest.approx(expected)
+
+
+def test_nothing_found_scores_zero_and_cutoff_is_ten() -> None:
+    ranked = [at(f"f{i}.py", 0) for i in range(10)] + [at("gold.py", 0)]
+    score = score_query(query([Gold("gold.py")]), ranked)
+    assert (score.reciprocal_rank, score.recall, score.ndcg, score.returned) == (0.0, 0.0, 0.0, True)
+    assert score_query(query([Gold("gold.py")]), []).returned is False
+
+
+def test_semble_ndcg_first_hit_per_target_and_ideal_over_targets() -> None:
+    gold = [Gold("a.py"), Gold("b.py")]
+    # a.py twice: the second gains nothing; b.py at rank 3
+    value = semble_ndcg([at("a.py", 0), at("a.py", 9), at("b.py", 0)], gold)
+    assert value == pytest.approx((1 + 1 / math.log2(4)) / (1 + 1 / math.log2(3)))
+    assert semble_ndcg([at("b.py", 0), at("a.py", 0)], gold) == pytest.approx(1.0)
+    assert semble_ndcg([at("c.py", 0), at("a.py", 0)], [Gold("a.py")]) == pytest.approx(1 / math.log2(3))
+
+
+def test_semble_ndcg_line_targets_need_overlap() -> None:
+    gold = [Gold("a.py", 10, 20)]  # 1-based inclusive
+    assert semble_ndcg([at("a.py", 0, 8)], gold) == 0.0  # lines 1..9
+    assert semble_ndcg([at("a.py", 0, 9)], gold) == 1.0  # lines 1..10 touch 10
+    assert semble_ndcg([at("a.py", 20, 30)], gold) == 0.0  # lines 21..31
+
+
+def test_semble_ideal_caps_at_ten_targets() -> None:
+    gold = [Gold(f"{i}.py") for i in range(12)]
+    assert semble_ndcg([at(f"{i}.py", 0) for i in range(10)], gold) == pytest.approx(1.0)
+
+
+def test_parse_formats() -> None:
+    ours = parse_query({"id": 1, "query": "def f", "intent": "find_definition",
+                        "gold": [{"path": "a.py", "line": 3}], "match": "all"})
+    assert (ours.gold, ours.match, ours.semble, ours.answerable) == ((Gold("a.py", 3),), "all", False, True)
+    semble = parse_query({"id": "r-1", "repo": "r", "query": "ClientSession", "category": "symbol",
+                          "gold": [{"path": "a.py", "start_line": None, "end_line": None, "kind": "relevant"},
+                                   {"path": "b.py", "start_line": 3, "end_line": 9, "kind": "secondary"}]})
+    assert semble.semble and semble.repo == "r" and semble.intent == "find_definition"
+    assert semble.gold == (Gold("a.py"), Gold("b.py", 3, 9))
+    with pytest.raises(ValueError, match="unknown intent"):
+        parse_query({"id": 1, "query": "x", "intent": "guess", "gold": []})
+
+
+def test_load_queries_names_the_bad_line(tmp_path: Path) -> None:
+    path = tmp_path / "q.jsonl"
+    path.write_text('{"id": 1, "query": "x", "gold": []}\n\n{"id": 2}\n')
+    with pytest.raises(ValueError, match=":3:"):
+        load_queries(path)
+
+
+def test_summarise_rates_accuracy_and_latency() -> None:
+    answerable = query([Gold("a.py")], intent="exact_match")
+    unanswerable = query([], answerable=False, intent="exact_match")
+    outcomes = [
+        Outcome(answerable, "sys", (at("a.py", 0),), 1.0, "exact_match", "direct"),
+        Outcome(answerable, "sys", (), 3.0, "find_definition", "rescued"),
+        Outcome(unanswerable, "sys", (at("b.py", 0),), 5.0, "exact_match", "direct"),
+        Outcome(unanswerable, "sys", (), 7.0, "exact_match", "rescued"),
+    ]
+    rows = summarise(outcomes)
+    assert [(row.group, row.system) for row in rows] == [("exact_match", "sys"), ("overall", "sys")]
+    row = rows[-1]
+    assert row.mrr == 0.5 and row.zero_rate == 0.5 and row.false_rate == 0.5
+    assert row.intent_accuracy == 0.75
+    assert row.strategies == {"direct": 2, "rescued": 2}
+    assert (row.p50_ms, row.p95_ms) == (3.0, 7.0)
+
+
+@pytest.mark.parametrize(
+    ("text", "target"),
+    [('"connection refused"', "connection refused"), ("who calls load_settings", "load_settings"),
+     ("how does the cache evict entries", "entries")],
+)
+def test_baseline_target(text: str, target: str) -> None:
+    assert baseline_target(text) == target
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+
+
+@pytest.mark.skipif(shutil.which("rg") is None, reason="ripgrep not installed")
+def test_ripgrep_ranks_files_by_match_count(tmp_path: Path) -> None:
+    write(tmp_path, {"one.py": "token\n", "many.py": "x\ntoken\ntoken token\ntoken\n", "none.py": "nothing\n"})
+    ranked = ripgrep(tmp_path, '"token"', 10)
+    assert [r.path for r in ranked] == ["many.py", "one.py"]
+    assert ranked[0].span.start_line == 1 and [m.start_line for m in ranked[0].matches] == [2, 3]
+
+
+@pytest.mark.skipif(shutil.which("ctags") is None, reason="universal-ctags not installed")
+def test_ctags_ranks_exact_names_before_partial(tmp_path: Path) -> None:
+    write(tmp_path, {"a.py": "def load_settings_cached():\n    pass\n", "b.py": "\n\ndef load_settings():\n    pass\n"})
+    ranked = CtagsBaseline(tmp_path).search("where is load_settings defined", 10)
+    assert [(r.path, r.span.start_line) for r in ranked] == [("b.py", 2), ("a.py", 0)]
+
+
+def test_bm25_baseline_merges_chunks_per_file() -> None:
+    chunks = [
+        Chunk("a.py", Span(0, 0, 3, 0), "function", "warehouse_retry", "warehouse retry backoff", "1"),
+        Chunk("a.py", Span(10, 0, 13, 0), "function", "warehouse_ping", "warehouse retry ping", "2"),
+        Chunk("b.py", Span(0, 0, 3, 0), "function", "parse", "parse the config", "3"),
+    ]
+    ranked = BM25Baseline(chunks).search("warehouse retry", 10)
+    assert [r.path for r in ranked] == ["a.py"]
+    assert len(ranked[0].matches) == 1
+
+
+def test_semble_roots_use_benchmark_root(tmp_path: Path) -> None:
+    repos = tmp_path / "repos.json"
+    repos.write_text(json.dumps({"repos": [{"name": "flask", "benchmark_root": "src/flask"}]}))
+    queries = [EvalQuery("1", "x", None, (), repo="flask", semble=True),
+               EvalQuery("2", "y", None, (), repo="other", semble=True)]
+    assert semble_roots(tmp_path, queries, repos) == {"flask": Corpus(tmp_path / "flask/src/flask", "src/flask/"),
+                                                      "other": Corpus(tmp_path / "other")}
+
+
+def test_runner_on_polyglot_fixture(tmp_path: Path) -> None:
+    queries = load_queries(FIXTURES / "queries" / "polyglot.jsonl")
+    settings = Settings(index_dir=str(tmp_path / "index"), semantic_backend="none")
+    corpora = {None: Corpus(FIXTURES / "polyglot")}
+    report = run_eval(queries, corpora, settings, EvalOptions(("default",), baseline=True))
+    groups = {row.group for row in report.rows}
+    assert groups == {"find_definition", "find_references", "understand_code", "find_similar", "impact_analysis",
+                      "exact_match", "overall"}
+    assert {row.system for row in report.rows} >= {"fourfold default", "text", "structural", "graph", "bm25"}
+    for row in report.rows:
+        for value in (row.mrr, row.recall, row.ndcg, row.zero_rate, row.false_rate, row.intent_accuracy):
+            assert value is None or 0.0 <= value <= 1.0
+    fused = {o.query.id: o for o in report.outcomes if o.system == "fourfold default"}
+    first = fused["def-load-settings"]
+    assert first.ranked[0].path == "inventory/config.py"
+    assert score_query(first.query, first.ranked).reciprocal_rank == 1.0
+    assert report.missing_gold == [] and report.skipped == []
+    assert report.to_dict()["queries"]
+
+
+def test_runner_relabels_benchmark_root_and_reports_missing_gold(tmp_path: Path) -> None:
+    write(tmp_path / "corpus" / "r", {"src/a.py": "def alpha():\n    return 1\n", "docs/x.md": "# alpha\n"})
+    queries = [EvalQuery("r-1", "alpha", "find_definition", (Gold("src/a.py"), Gold("docs/x.md"), Gold("src/gone.py")),
+                         "all", repo="r", semble=True),
+               EvalQuery("s-1", "beta", "find_definition", (Gold("b.py"),), repo="s", semble=True)]
+    roots = {"r": Corpus(tmp_path / "corpus" / "r" / "src", "src/"), "s": Corpus(tmp_path / "corpus" / "s")}
+    report = run_eval(queries, roots, Settings(index_dir=str(tmp_path / "index"), semantic_backend="none"),
+                      EvalOptions())
+    assert report.missing_gold == ["r-1: docs/x.md", "r-1: src/gone.py"]
+    assert report.skipped == ["s-1"]
+    assert report.outcomes[0].ranked[0].path == "src/a.py"
+    # one hit at rank 1 of three targets: 1 / (1 + 1/log2(3) + 1/log2(4))
+    expected = 1 / (1 + 1 / math.log2(3) + 1 / math.log2(4))
+    assert report.per_repo["fourfold default"]["r"] == pytest.approx(expected, abs=1e-4)

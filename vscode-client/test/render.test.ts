@@ -1,0 +1,53 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { escapeHtml, makeNonce, renderPage } from '../src/render';
+import { answer } from './fixtures';
+
+const assets = { nonce: 'N0nce', cspSource: 'vscode-webview://x', scriptUri: 'vscode-webview://x/panel.js', styleUri: 'vscode-webview://x/panel.css' };
+
+test('strict CSP: no default sources, scripts only with the nonce', () => {
+  const html = renderPage({ kind: 'welcome' }, assets);
+  assert.match(html, /content="default-src 'none'; style-src vscode-webview:\/\/x; script-src 'nonce-N0nce'"/);
+  assert.match(html, /<script nonce="N0nce" src="vscode-webview:\/\/x\/panel.js">/);
+  assert.doesNotMatch(html, /unsafe-inline|unsafe-eval/);
+});
+
+test('an answer shows the header, the file, the line and the click target', () => {
+  const html = renderPage({ kind: 'answer', answer: answer('definition'), backend: 'none' }, assets);
+  assert.match(html, /find_definition · 90%/);
+  assert.match(html, /class="strategy"[^>]*>direct</);
+  assert.match(html, /class="path">web\/src\/config.js</);
+  assert.match(html, /data-uri="file:\/\/\/[^"]*web\/src\/config.js" data-range="3,0,10,1"/);
+  assert.match(html, /class="line">Ln 4</);
+  assert.match(html, /structural 100%/);
+});
+
+test('text from the server is escaped', () => {
+  const evil = answer('definition');
+  evil.query = '<img src=x onerror=alert(1)>';
+  evil.results[0].snippet = '</code><script>alert(1)</script>';
+  const html = renderPage({ kind: 'answer', answer: evil, backend: null }, assets);
+  assert.doesNotMatch(html, /<img|<script>alert/);
+  assert.match(html, /&lt;img src=x onerror=alert\(1\)&gt;/);
+});
+
+test('empty answer renders the empty state, a failure says what failed', () => {
+  const empty = renderPage({ kind: 'answer', answer: { ...answer('definition'), results: [] }, backend: 'none' }, assets);
+  assert.match(empty, /id="empty"/);
+  assert.match(empty, /No results for/);
+  const failed = renderPage({ kind: 'failed', query: 'q', message: 'the server is not running: boom' }, assets);
+  assert.match(failed, /failed: the server is not running: boom/);
+});
+
+test('other matches are folded under their result', () => {
+  const html = renderPage({ kind: 'answer', answer: answer('fused'), backend: 'none' }, assets);
+  assert.match(html, /<details class="more"><summary[^>]*>\d+ more match(es)? in this file/);
+  assert.match(html, /hub ×1\.\d\d/);
+});
+
+test('escapeHtml and nonce', () => {
+  assert.equal(escapeHtml(`<a href="x">'&'</a>`), '&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;');
+  const nonce = makeNonce();
+  assert.match(nonce, /^[A-Za-z0-9]{32}$/);
+  assert.notEqual(nonce, makeNonce());
+});
