@@ -196,6 +196,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     serve = commands.add_parser("serve", help="run the language server on stdio")
     serve.add_argument("--tcp", type=int, help="listen on this TCP port instead of stdio (debugging)")
+    serve.add_argument("--stdio", action="store_true", help="use stdio (the default; accepted because clients send it)")
     serve.add_argument("--log-file", help="write logs here as well as stderr")
     serve.set_defaults(run=cmd_serve)
     return parser
