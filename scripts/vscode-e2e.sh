@@ -14,6 +14,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SHARED="${FOURFOLD_SHARED:-$ROOT/../shared}"
 HARNESS="${FOURFOLD_HARNESS:-$HOME/.cache/fourfold-harness}"
 OUT="${1:-$ROOT/build/vscode-e2e}"
+mkdir -p "$OUT"
 fail() { echo "vscode-e2e: $*" >&2; echo "0 passed, 1 failed"; exit 1; }
 ms() { date +%s%3N; }
 T0=$(ms)
