@@ -18,6 +18,7 @@ files' references that might now resolve differently are re-resolved lazily, bef
 
 from __future__ import annotations
 
+import functools
 import gc
 import math
 import re
@@ -191,6 +192,9 @@ class GraphTuning:
 
 TUNING = GraphTuning()
 
+# Distinct names remembered by the name-splitting caches: a Django-sized workspace uses ~60k.
+NAME_CACHE_SIZE = 1 << 17
+
 # Reference kinds from the structural pass -> edge kinds.
 REFERENCE_EDGES: dict[str, str] = {"call": "calls", "reference": "references", "inherit": "inherits"}
 # Edge kinds, weakest first: when one pair of nodes is linked for several reasons, the edge shows
@@ -230,6 +234,7 @@ def name_words(name: str) -> list[str]:
     return [word.lower() for word in _WORDS.findall(name)]
 
 
+@functools.lru_cache(maxsize=NAME_CACHE_SIZE)
 def _last_name(name: str) -> str:
     return _QUALIFIER.split(name)[-1]
 
@@ -238,6 +243,7 @@ def _folder(path: str) -> str:
     return path.rpartition("/")[0]
 
 
+@functools.lru_cache(maxsize=NAME_CACHE_SIZE)
 def _dotted(name: str) -> str:
     return _QUALIFIER.sub(".", name)
 
@@ -266,6 +272,7 @@ class CodeGraph:
         self._parsed: dict[str, ParsedFile] = {}
         self._nodes: dict[str, dict[str, Symbol]] = {}  # path -> node -> symbol
         self._symbols: dict[str, Symbol] = {}
+        self._homes: dict[str, _Home] = {}  # node -> where it is defined, precomputed for resolution
         self._defs: dict[str, set[str]] = {}  # simple name -> nodes
         self._qualified: dict[str, set[str]] = {}  # dotted qualified name -> nodes
         self._words: dict[str, set[str]] = {}  # name word -> nodes
@@ -292,7 +299,7 @@ class CodeGraph:
     # --- building ---------------------------------------------------------------------------------
 
     def _build(self, files: Mapping[str, ParsedFile]) -> None:
-        with _paused_gc():
+        with paused_gc():
             self._build_all(files)
 
     def _build_all(self, files: Mapping[str, ParsedFile]) -> None:
@@ -357,6 +364,7 @@ class CodeGraph:
                 continue
             nodes[node] = symbol
             self._symbols[node] = symbol
+            self._homes[node] = _Home.of(path, symbol)
             self._graph.add_node(node, kind=symbol.kind, path=path)
             self._defs.setdefault(symbol.name, set()).add(node)
             self._qualified.setdefault(_dotted(symbol.qualified or symbol.name), set()).add(node)
@@ -381,6 +389,7 @@ class CodeGraph:
         nodes = self._nodes.pop(path, {})
         for node, symbol in nodes.items():
             del self._symbols[node]
+            del self._homes[node]
             _unindex(self._defs, symbol.name, node)
             _unindex(self._qualified, _dotted(symbol.qualified or symbol.name), node)
             for word in set(name_words(symbol.name)):
@@ -499,24 +508,25 @@ class CodeGraph:
         """
         found = self._defs.get(_last_name(name), set())
         dotted = _dotted(name)
-        exact = (
-            {n for n in found if ("." + self._qualified_of(n)).endswith("." + dotted)}
-            if "." in dotted
-            else None
-        )
-        found = exact or found
+        homes = self._homes
+        if "." in dotted:
+            tail = "." + dotted
+            exact = {n for n in found if homes[n].dotted.endswith(tail)}
+            found = exact or found
+        else:
+            exact = set()
         imported = self._imports.get(path, frozenset())
         folder = _folder(path)
         best_tier, best = GLOBAL_TIER, []
         for node in found:
-            where = self._symbols[node].path
+            home = homes[node]
             tier = (
                 FILE_TIER
-                if where == path
+                if home.path == path
                 else IMPORTED_TIER
-                if where in imported
+                if home.path in imported
                 else FOLDER_TIER
-                if _folder(where) == folder
+                if home.folder == folder
                 else GLOBAL_TIER
             )
             if tier < best_tier:
@@ -527,12 +537,11 @@ class CodeGraph:
             return best_tier, sorted(best)
         if not exact and _last_name(name) in self._tuning.builtin_names:
             return GLOBAL_TIER, []
-        anywhere = sorted(n for n in found if exact or self._symbols[n].container is None)
+        anywhere = sorted(n for n in found if exact or homes[n].top_level)
         return GLOBAL_TIER, anywhere if len(anywhere) <= self._tuning.max_ambiguity else []
 
     def _qualified_of(self, node: str) -> str:
-        symbol = self._symbols[node]
-        return _dotted(symbol.qualified or symbol.name)
+        return self._homes[node].dotted[1:]
 
     # --- evidence bookkeeping ---------------------------------------------------------------------
 
@@ -562,6 +571,7 @@ class CodeGraph:
         `math.fsum` is exactly rounded, so an edge's weight does not depend on the order its
         evidence arrived in: an updated graph equals a rebuilt one bit for bit.
         """
+        edges: list[tuple[str, str, dict[str, Any]]] = []
         for edge in self._touched:
             evidence = self._evidence.get(edge)
             if not evidence:
@@ -569,8 +579,14 @@ class CodeGraph:
                 if self._graph.has_edge(*edge):
                     self._graph.remove_edge(*edge)
                 continue
-            weight = math.fsum(count / c[1] for c, count in evidence.items())
-            self._graph.add_edge(*edge, kind=EDGE_KINDS[max(evidence)[0]], weight=weight)
+            if len(evidence) == 1:  # most edges: one kind of use, and fsum of one term is that term
+                ((strongest, count),) = evidence.items()
+                weight = count / strongest[1]
+            else:
+                strongest = max(evidence)
+                weight = math.fsum(count / c[1] for c, count in evidence.items())
+            edges.append((edge[0], edge[1], {"kind": EDGE_KINDS[strongest[0]], "weight": weight}))
+        self._graph.add_edges_from(edges)
         self._touched.clear()
 
     # --- centrality -------------------------------------------------------------------------------
@@ -638,7 +654,7 @@ class CodeGraph:
         found = self._qualified.get(dotted) or {
             n
             for n in self._defs.get(_last_name(name), ())
-            if ("." + self._qualified_of(n)).endswith("." + dotted)
+            if self._homes[n].dotted.endswith("." + dotted)
         }
         rank = self._ranking()
         return sorted(found, key=lambda n: (-rank.score(n), n))
@@ -804,6 +820,20 @@ class CodeGraph:
         )
 
 
+@dataclass(frozen=True, slots=True)
+class _Home:
+    """Where a definition lives, as name resolution asks it for every candidate of every use."""
+
+    path: str
+    folder: str
+    top_level: bool
+    dotted: str  # "." + the dotted qualified name, so a suffix test needs no concatenation
+
+    @classmethod
+    def of(cls, path: str, symbol: Symbol) -> _Home:
+        return cls(path, _folder(path), symbol.container is None, "." + _dotted(symbol.qualified or symbol.name))
+
+
 @dataclass
 class _Rank:
     """A PageRank computation over one state of the graph, kept for lookups and personalization.
@@ -871,20 +901,41 @@ def _edge_arrays(graph: nx.DiGraph, index: Mapping[str, int]) -> tuple[np.ndarra
     return rows, cols, weights
 
 
+class _GcPause:
+    """How many bulk builds are running, in any thread; the collector is off while there is one.
+
+    A count, not a flag: builds nest (loading a snapshot builds a graph) and may overlap in several
+    threads, and the first to finish must not switch the collector back on under another.
+    """
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.depth = 0
+        self.restore = False
+
+
+_GC_PAUSE = _GcPause()
+
+
 @contextmanager
-def _paused_gc() -> Iterator[None]:
-    """Pause the cycle collector while a build allocates its hundreds of thousands of tuples.
+def paused_gc() -> Iterator[None]:
+    """Pause the cycle collector while a bulk build or load allocates hundreds of thousands of objects.
 
     None of them form cycles, yet the collector would walk them all repeatedly: about a quarter of
-    a Django-sized build.
+    a Django-sized graph build, and over half of decoding its stored rows.
     """
-    enabled = gc.isenabled()
-    gc.disable()
+    with _GC_PAUSE.lock:
+        if _GC_PAUSE.depth == 0:
+            _GC_PAUSE.restore = gc.isenabled()
+            gc.disable()
+        _GC_PAUSE.depth += 1
     try:
         yield
     finally:
-        if enabled:
-            gc.enable()
+        with _GC_PAUSE.lock:
+            _GC_PAUSE.depth -= 1
+            if _GC_PAUSE.depth == 0 and _GC_PAUSE.restore:
+                gc.enable()
 
 
 def _unindex(index: dict[str, set[str]], key: str, value: str) -> None:

@@ -43,6 +43,9 @@ class FileSet:
     by_name: dict[str, set[str]] = field(default_factory=dict)
     by_dir: dict[str, set[str]] = field(default_factory=dict)
     dirs_by_name: dict[str, set[str]] = field(default_factory=dict)
+    # Answers of `with_suffix`, forgotten whenever a path comes or goes: thousands of files import
+    # the same few modules, and a workspace-wide build asks for each of them once per importer.
+    _suffixes: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def of(cls, paths: Iterable[str]) -> FileSet:
@@ -58,6 +61,7 @@ class FileSet:
         if path in self.paths:
             return
         self.paths.add(path)
+        self._suffixes.clear()
         folder, name = posixpath.split(path)
         self.by_name.setdefault(name, set()).add(path)
         self.by_dir.setdefault(folder, set()).add(path)
@@ -67,6 +71,7 @@ class FileSet:
         if path not in self.paths:
             return
         self.paths.discard(path)
+        self._suffixes.clear()
         folder, name = posixpath.split(path)
         _discard(self.by_name, name, path)
         _discard(self.by_dir, folder, path)
@@ -79,6 +84,12 @@ class FileSet:
         Generic names (`__init__.py`, `mod.rs`, `index.ts`) are shared by hundreds of files, so
         when the suffix names a folder too and that folder name is rarer, look it up by folder.
         """
+        found = self._suffixes.get(suffix)
+        if found is None:
+            found = self._suffixes[suffix] = tuple(self._with_suffix(suffix))
+        return list(found)
+
+    def _with_suffix(self, suffix: str) -> list[str]:
         folder, name = posixpath.split(suffix)
         by_name = self.by_name.get(name, ())
         folders = self.dirs_by_name.get(posixpath.basename(folder), ()) if folder else ()

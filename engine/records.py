@@ -1,15 +1,14 @@
 """Records that cross module lines: files, symbols, references, chunks, hits.
 
 They are plain frozen dataclasses so that a snapshot can hand them to any number of readers
-without copying, and so that the store can serialise them with `to_row` / `from_row` without a
-schema library. Positions are 0-based lines and 0-based *code point* columns; the language server
-converts columns to the client's position encoding at the edge.
+without copying, and so that the store can pickle them as they are (unpickling skips `__init__`,
+which is what makes opening an index fast). Positions are 0-based lines and 0-based *code point*
+columns; the language server converts columns to the client's position encoding at the edge.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 
 @dataclass(frozen=True, order=True)
@@ -23,13 +22,6 @@ class Span:
 
     def contains_line(self, line: int) -> bool:
         return self.start_line <= line <= self.end_line
-
-    def to_list(self) -> list[int]:
-        return [self.start_line, self.start_col, self.end_line, self.end_col]
-
-    @classmethod
-    def from_list(cls, values: list[int]) -> Span:
-        return cls(values[0], values[1], values[2], values[3])
 
 
 @dataclass(frozen=True)
@@ -58,17 +50,6 @@ class Symbol:
     doc: str = ""
     language: str | None = None
 
-    def to_row(self) -> list[Any]:
-        """A compact positional row for the store (`dataclasses.asdict` is ten times slower)."""
-        return [self.name, self.kind, self.path, self.span.to_list(), self.name_span.to_list(), self.container,
-                self.qualified, self.signature, self.doc, self.language]
-
-    @classmethod
-    def from_row(cls, row: list[Any]) -> Symbol:
-        name, kind, path, span, name_span, container, qualified, signature, doc, language = row
-        return cls(name, kind, path, Span.from_list(span), Span.from_list(name_span), container, qualified,
-                   signature, doc, language)
-
 
 @dataclass(frozen=True)
 class Reference:
@@ -83,14 +64,6 @@ class Reference:
     path: str
     span: Span
     enclosing: str | None = None
-
-    def to_row(self) -> list[Any]:
-        return [self.name, self.kind, self.path, self.span.to_list(), self.enclosing]
-
-    @classmethod
-    def from_row(cls, row: list[Any]) -> Reference:
-        name, kind, path, span, enclosing = row
-        return cls(name, kind, path, Span.from_list(span), enclosing)
 
 
 @dataclass(frozen=True)
@@ -108,14 +81,6 @@ class Chunk:
     text: str
     digest: str
     language: str | None = None
-
-    def to_row(self) -> list[Any]:
-        return [self.path, self.span.to_list(), self.kind, self.symbol, self.text, self.digest, self.language]
-
-    @classmethod
-    def from_row(cls, row: list[Any]) -> Chunk:
-        path, span, kind, symbol, text, digest, language = row
-        return cls(path, Span.from_list(span), kind, symbol, text, digest, language)
 
 
 @dataclass(frozen=True)

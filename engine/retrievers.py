@@ -10,17 +10,19 @@ answers references and impact from edges.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from bisect import bisect_right
+from collections.abc import Callable, Sequence
+from itertools import accumulate
 
 import numpy as np
 
 from .intent import Classification
 from .lexical import LexicalIndex
-from .records import Chunk, Hit, Symbol
+from .records import Chunk, Hit, ParsedFile, Symbol
 from .search import SearchRequest
 from .snapshot import Snapshot
 from .symbols import parse_symbol_query
-from .textsearch import TextQuery, candidate_plan, parse_text_query, search_text
+from .textsearch import QueryError, SearchText, TextQuery, candidate_plan, parse_text_query, search_text
 from .tokens import query_tokens
 from .vectors import VectorIndex
 
@@ -32,6 +34,9 @@ QUESTION_TIERS = frozenset({"exact", "case", "words"})
 QUESTION_KINDS = frozenset({"function", "method", "class", "interface", "struct", "enum", "type", "trait",
                             "module", "namespace", "macro", "constructor"})
 
+# Files whose symbol lookup for literal hits stays cached (oldest evicted first): a few MB at most.
+ENCLOSING_CACHE_FILES = 8192
+
 
 def _text_query(request: SearchRequest, classification: Classification) -> TextQuery | None:
     """The literal form of the request for the trigram path, or None when it is a question for BM25."""
@@ -42,6 +47,14 @@ def _text_query(request: SearchRequest, classification: Classification) -> TextQ
     if parsed.kind in ("regex", "identifier"):
         return parsed
     return None
+
+
+def needs_lexical(request: SearchRequest, classification: Classification) -> bool:
+    """Whether the text retriever will score this request with BM25 (a question, not a literal)."""
+    try:
+        return _text_query(request, classification) is None
+    except QueryError:
+        return False  # an invalid regex is reported by the searcher, before any retriever runs
 
 
 class LexicalCache:
@@ -125,27 +138,86 @@ def literal_hits(snapshot: Snapshot, query: TextQuery, limit: int) -> list[Hit]:
     if plan is None:
         paths = sorted(snapshot.files)
     else:
-        ids: set[int] = set()
-        for grams in plan:
-            ids.update(int(doc) for doc in snapshot.trigrams.candidates(grams))
-        paths = sorted(snapshot.paths_by_id[doc] for doc in ids if doc in snapshot.paths_by_id)
-    files = ((path, text) for path in paths if (text := snapshot.text(path)) is not None)
+        ids = np.unique(np.concatenate([snapshot.trigrams.candidates(grams) for grams in plan]))
+        paths = sorted(path for doc in ids.tolist() if (path := snapshot.paths_by_id.get(doc)) is not None)
+    files = ((path, text) for path in paths if (text := _searchable(snapshot, path)) is not None)
     result = search_text(query, files, limit=limit)
-    return [_with_symbol(snapshot, hit) for hit in result.hits]
+    return _with_symbols(snapshot, result.hits)
 
 
-def _with_symbol(snapshot: Snapshot, hit: Hit) -> Hit:
+def _searchable(snapshot: Snapshot, path: str) -> SearchText | None:
+    """The scan-ready bytes of what the user sees in `path`: cached for indexed files, fresh for buffers."""
+    record = snapshot.files.get(path)
+    if path not in snapshot.buffers and record is not None:
+        cached = snapshot.contents.searchable(path, record.digest)
+        if cached is not None:
+            return cached
+    text = snapshot.text(path)
+    if text is None:
+        return None
+    if path not in snapshot.buffers and record is not None:
+        return snapshot.contents.searchable(path, record.digest) or SearchText(text)
+    return SearchText(text)
+
+
+class _Enclosing:
+    """Innermost definition around a line of one file, by bisection instead of a scan of every symbol.
+
+    Symbols are sorted by start line (stably, so of two starting on the same line the later one wins,
+    as before); `reach[i]` is the furthest end line among the first i + 1, which lets the backward
+    walk stop as soon as no earlier symbol can still contain the line.
+    """
+
+    def __init__(self, symbols: Sequence[Symbol]) -> None:
+        self.symbols = sorted(symbols, key=lambda symbol: symbol.span.start_line)
+        self.starts = [symbol.span.start_line for symbol in self.symbols]
+        self.reach = list(accumulate((symbol.span.end_line for symbol in self.symbols), max))
+
+    def at(self, line: int) -> Symbol | None:
+        index = bisect_right(self.starts, line) - 1
+        while index >= 0 and self.reach[index] >= line:
+            symbol = self.symbols[index]
+            if symbol.span.end_line >= line:
+                return symbol
+            index -= 1
+        return None
+
+
+def _with_symbols(snapshot: Snapshot, hits: list[Hit]) -> list[Hit]:
+    """Every hit with its enclosing definition; each file's symbols are sorted once, not once per hit."""
+    result = []
+    for hit in hits:
+        parsed = snapshot.parsed.get(hit.path)
+        result.append(_with_symbol(snapshot, hit, _enclosing(parsed) if parsed is not None else None))
+    return result
+
+
+_ENCLOSING: dict[int, tuple[ParsedFile, _Enclosing]] = {}
+_ENCLOSING_LOCK = threading.Lock()
+
+
+def _enclosing(parsed: ParsedFile) -> _Enclosing:
+    """The lookup for one parsed file, kept across searches (a file's symbols change only with the file).
+
+    Keyed by identity: an entry holds its ParsedFile, so the id cannot be reused while cached.
+    """
+    entry = _ENCLOSING.get(id(parsed))
+    if entry is not None and entry[0] is parsed:
+        return entry[1]
+    made = _Enclosing(parsed.symbols)
+    with _ENCLOSING_LOCK:
+        if len(_ENCLOSING) >= ENCLOSING_CACHE_FILES:
+            del _ENCLOSING[next(iter(_ENCLOSING))]
+        _ENCLOSING[id(parsed)] = (parsed, made)
+    return made
+
+
+def _with_symbol(snapshot: Snapshot, hit: Hit, enclosing: _Enclosing | None) -> Hit:
     """Attach the innermost enclosing definition, so fusion can merge this hit with other modalities'."""
-    parsed = snapshot.parsed.get(hit.path)
-    if parsed is None:
+    if enclosing is None:
         return hit
-    best: Symbol | None = None
-    for symbol in parsed.symbols:
-        if symbol.span.contains_line(hit.span.start_line) and (
-            best is None or symbol.span.start_line >= best.span.start_line
-        ):
-            best = symbol
-    language = snapshot.files[hit.path].language if hit.path in snapshot.files else None
+    best = enclosing.at(hit.span.start_line)
+    record = snapshot.files.get(hit.path)
     return Hit(
         hit.path,
         hit.span,
@@ -153,7 +225,7 @@ def _with_symbol(snapshot: Snapshot, hit: Hit) -> Hit:
         best.qualified if best else None,
         best.kind if best else None,
         hit.snippet,
-        language,
+        record.language if record is not None else None,
     )
 
 

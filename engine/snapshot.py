@@ -16,27 +16,49 @@ from .discovery import UnreadableFile, read_file
 from .graph import CodeGraph
 from .records import Chunk, FileRecord, ParsedFile, Symbol
 from .symbols import SymbolTable
+from .textsearch import SearchText
 from .trigram import TrigramIndex
 
 
 class ContentCache:
-    """File texts by path and digest, shared by snapshots; a stale entry is never served."""
+    """File texts by path and digest, shared by snapshots; a stale entry is never served.
+
+    Next to each text it keeps the bytes the text matcher scans (`SearchText`), made on first use,
+    so a literal search over thousands of candidate files never re-encodes them.
+    """
 
     def __init__(self) -> None:
         self._texts: dict[str, tuple[str, str]] = {}
+        self._searchable: dict[str, tuple[str, SearchText]] = {}
         self._lock = threading.Lock()
 
     def put(self, path: str, digest: str, text: str) -> None:
         with self._lock:
             self._texts[path] = (digest, text)
+            self._searchable.pop(path, None)
 
     def get(self, path: str, digest: str) -> str | None:
         entry = self._texts.get(path)
         return entry[1] if entry and entry[0] == digest else None
 
+    def searchable(self, path: str, digest: str) -> SearchText | None:
+        """The scan-ready bytes of the cached text of `path` at `digest`, or None when that text is not cached."""
+        entry = self._searchable.get(path)
+        if entry is not None and entry[0] == digest:
+            return entry[1]
+        text = self.get(path, digest)
+        if text is None:
+            return None
+        made = SearchText(text)
+        with self._lock:
+            if self.get(path, digest) is not None:
+                self._searchable[path] = (digest, made)
+        return made
+
     def drop(self, path: str) -> None:
         with self._lock:
             self._texts.pop(path, None)
+            self._searchable.pop(path, None)
 
 
 @dataclass(frozen=True)

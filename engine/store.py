@@ -4,24 +4,32 @@ SQLite gives what a code index needs from its storage: a per-file row that can b
 (incremental updates touch one row), and transactions, so a process killed mid-write leaves the
 previous consistent state. The schema version lives in `PRAGMA user_version`; an old, truncated or
 corrupted file is detected on open and rebuilt from the workspace, never trusted and never a crash.
+
+A row's parsed payload is the pickled `ParsedFile`, compressed. Every start of the language server
+and every CLI search decodes every row, so decoding speed is start-up time: unpickling restores the
+records in C without running their constructors, and with the cycle collector paused Django's rows
+decode in about 1 s of CPU instead of 2.7 s (JSON rows and `from_row`). Pickle is only safe for
+data we wrote ourselves: the index lives in the user's own cache folder, and the schema version
+guards against rows pickled from records of another layout.
 """
 
 from __future__ import annotations
 
-import json
+import pickle
 import sqlite3
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 import platformdirs
 import xxhash
 
-from .records import Chunk, FileRecord, ParsedFile, Reference, Symbol
+from .graph import paused_gc
+from .records import FileRecord, ParsedFile
 
-# Bump whenever the row layout or anything derived from parsing changes meaning.
-SCHEMA_VERSION = 4
+# Bump whenever the row layout, a record's fields, or anything derived from parsing changes meaning.
+SCHEMA_VERSION = 5
 INDEX_FILE = "index.sqlite"
 
 
@@ -46,25 +54,39 @@ class StoredFile:
         return StoredFile(self.record, self.trigrams, self.parsed, encode_parsed(self.parsed))
 
 
+# What a damaged row can raise while it is decompressed and unpickled.
+DECODE_ERRORS = (
+    zlib.error,
+    pickle.UnpicklingError,
+    EOFError,
+    ValueError,
+    TypeError,
+    AttributeError,
+    IndexError,
+    KeyError,
+    ImportError,
+    MemoryError,
+)
+
+
+class CorruptRow(ValueError):
+    """A row whose payload is not a pickled ParsedFile."""
+
+
 def encode_parsed(parsed: ParsedFile) -> bytes:
-    payload = {
-        "symbols": [symbol.to_row() for symbol in parsed.symbols],
-        "references": [reference.to_row() for reference in parsed.references],
-        "imports": list(parsed.imports),
-        "chunks": [chunk.to_row() for chunk in parsed.chunks],
-    }
-    # Level 1: five times faster than the default and within a few percent of its size on code.
-    return zlib.compress(json.dumps(payload, separators=(",", ":")).encode(), 1)
+    """The row payload: the pickled records, compressed.
+
+    Level 1: five times faster than the default and within a few percent of its size on code;
+    uncompressed, Django's payloads would take 90 MB instead of 20.
+    """
+    return zlib.compress(pickle.dumps(parsed, protocol=pickle.HIGHEST_PROTOCOL), 1)
 
 
-def _decode_parsed(blob: bytes) -> ParsedFile:
-    payload = json.loads(zlib.decompress(blob))
-    return ParsedFile(
-        symbols=tuple(Symbol.from_row(row) for row in payload["symbols"]),
-        references=tuple(Reference.from_row(row) for row in payload["references"]),
-        imports=tuple(payload["imports"]),
-        chunks=tuple(Chunk.from_row(row) for row in payload["chunks"]),
-    )
+def decode_parsed(blob: bytes) -> ParsedFile:
+    parsed = pickle.loads(zlib.decompress(blob))
+    if not isinstance(parsed, ParsedFile):
+        raise CorruptRow(f"row holds a {type(parsed).__name__}, not a ParsedFile")
+    return parsed
 
 
 class IndexStore:
@@ -116,15 +138,18 @@ class IndexStore:
         )
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
-    def load(self) -> Iterator[StoredFile]:
+    def load(self) -> list[StoredFile]:
         """Every stored file; a row that fails to decode is skipped (it will be re-indexed from disk)."""
         rows = self._db.execute("SELECT path, size, mtime_ns, digest, language, trigrams, parsed FROM files")
-        for path, size, mtime_ns, digest, language, trigrams, parsed in rows:
-            try:
-                decoded = _decode_parsed(parsed)
-            except (zlib.error, ValueError, KeyError, TypeError):
-                continue
-            yield StoredFile(FileRecord(path, size, mtime_ns, digest, language), trigrams, decoded)
+        loaded: list[StoredFile] = []
+        with paused_gc():
+            for path, size, mtime_ns, digest, language, trigrams, parsed in rows:
+                try:
+                    decoded = decode_parsed(parsed)
+                except DECODE_ERRORS:
+                    continue
+                loaded.append(StoredFile(FileRecord(path, size, mtime_ns, digest, language), trigrams, decoded))
+        return loaded
 
     def write(self, upserts: Iterable[StoredFile], deletions: Iterable[str] = ()) -> None:
         """Apply a batch atomically: either all of it lands or none of it does."""

@@ -16,7 +16,7 @@ snippets never show it.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -45,6 +45,9 @@ _IDENTIFIER = re.compile(r"[^\W\d]\w*")
 _NOT_LITERAL_TEXT = re.compile(r"\\[pP]\{[^}]*\}|\\[xX]\{[^}]*\}|\\.|\(\?P?<[^>]*>|\(\?[a-zA-Z-]+[:)]")
 # The (?m) prefix lets ^ and $ match at line boundaries; error columns are shifted back by its length.
 _MULTILINE = "(?m)"
+# The only non-ASCII characters RE2's case folding equates with ASCII letters: KELVIN SIGN (k) and
+# LATIN SMALL LETTER LONG S (s). A text without them is searched case-insensitively by lowercasing bytes.
+_ASCII_FOLD_TWINS = ("\u212a".encode(), "\u017f".encode())
 _WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 
 
@@ -107,14 +110,43 @@ def candidate_plan(query: TextQuery) -> list[np.ndarray] | None:
     return [np.unique(np.concatenate([file_trigrams(literal) for literal in clause])) for clause in plan]
 
 
+class SearchText:
+    """A file's text in the form the matcher scans: UTF-8 with every CRLF folded to LF.
+
+    Dropping the \\r that ends each CRLF line moves no column and no line, and lets `$` match at the
+    end of the visible line, as ripgrep's --crlf does. Built once per file version and cached (see
+    `ContentCache`), so a search never re-encodes the repository. `lowered` (ASCII files only) lets a
+    case-insensitive literal be found with a plain byte search instead of a case-folding regex; that
+    is exact when `plain_case` holds (no non-ASCII character RE2 folds to an ASCII letter).
+    """
+
+    __slots__ = ("_lowered", "ascii", "data", "plain_case")
+
+    def __init__(self, text: str) -> None:
+        data = text.encode("utf-8", "replace")
+        self.data = data.replace(b"\r\n", b"\n") if b"\r" in data else data
+        self.ascii = data.isascii()
+        self.plain_case = self.ascii or not any(twin in data for twin in _ASCII_FOLD_TWINS)
+        self._lowered: bytes | None = None
+
+    @property
+    def lowered(self) -> bytes:
+        """The ASCII-lowercased bytes (same length and offsets), computed on first use."""
+        if self._lowered is None:
+            self._lowered = self.data.lower()
+        return self._lowered
+
+
 def search_text(
     query: TextQuery,
-    files: Iterable[tuple[str, str]],
+    files: Iterable[tuple[str, str | SearchText]],
     limit: int = 200,
     max_bytes_scanned: int | None = None,
 ) -> TextResult:
     """Matching lines of `files` (path, content), best first; stops at `limit` hits or the byte budget."""
     matcher = _compile(query, 0)
+    needle = _plain_needle(query)
+    guide = _guide_literal(query)
     rank_words = query.kind == "identifier"
     whole: list[Hit] = []
     partial: list[Hit] = []
@@ -124,13 +156,13 @@ def search_text(
         if max_bytes_scanned is not None and scanned >= max_bytes_scanned:
             reason = REASON_BYTES
             break
-        data = content.encode("utf-8", "replace")
-        scanned += len(data)
-        if b"\r\n" in data:
-            # Dropping the \r that ends each CRLF line moves no column and no line, and lets `$`
-            # match at the end of the visible line, as ripgrep's --crlf does.
-            data = data.replace(b"\r\n", b"\n")
-        _scan(matcher, path, content, data, rank_words, whole, partial)
+        text = content if isinstance(content, SearchText) else SearchText(content)
+        scanned += len(text.data)
+        scan = _Scan(path, text.data, text.ascii, rank_words, whole, partial)
+        if needle is not None and (query.case_sensitive or text.plain_case):
+            scan.find_all(text.data if query.case_sensitive else text.lowered, needle)
+        else:
+            scan.match_all(matcher, _Guide(guide, text.lowered) if guide is not None and text.plain_case else None)
         if len(whole) > limit:
             reason = REASON_LIMIT
             break
@@ -138,6 +170,56 @@ def search_text(
     if len(hits) > limit:
         reason = REASON_LIMIT
     return TextResult(hits[:limit], bool(reason), reason)
+
+
+def _plain_needle(query: TextQuery) -> bytes | None:
+    """The bytes to find with a plain byte search, or None when only RE2 will do.
+
+    A case-sensitive literal is its UTF-8 bytes (UTF-8 is self-synchronising: a byte match is a
+    character match). A case-insensitive ASCII literal matches where its lowercase form occurs in
+    the ASCII-lowercased bytes of a `plain_case` text, so both searches give the same lines.
+    """
+    if query.kind == "regex" or "\n" in query.pattern or "\r" in query.pattern:
+        return None  # RE2 never matches across lines; leave such a literal to it
+    if query.case_sensitive:
+        return query.pattern.encode("utf-8")
+    return query.pattern.lower().encode("ascii") if query.pattern.isascii() else None
+
+
+def _guide_literal(query: TextQuery) -> bytes | None:
+    """For a regex whose plan is one clause, its longest literal lowercased: where in a file a match may be.
+
+    Only for an ASCII literal: then in a `plain_case` text every match holds it up to ASCII case,
+    whatever the flags inside the pattern say. With several clauses one byte search per clause
+    would cost more than the single RE2 pass it is meant to shorten.
+    """
+    if query.kind != "regex":
+        return None
+    plan = regexplan.plan(query.pattern, True)
+    if plan is None or len(plan) != 1 or not plan[0]:
+        return None
+    literal = max(plan[0], key=len)
+    return literal.lower().encode("ascii") if literal.isascii() else None
+
+
+class _Guide:
+    """Skips RE2 past the lines that cannot match: a match's line holds the guiding literal.
+
+    A byte search for a literal is many times faster than RE2 over the same bytes, so RE2 only runs
+    from the start of the next line that holds a clause's literal (a line start is also where RE2
+    would start anyway after a hit, so `^` and `\\b` behave as before).
+    """
+
+    def __init__(self, literal: bytes, lowered: bytes) -> None:
+        self.literal, self.lowered = literal, lowered
+
+    def next_line(self, pos: int) -> int:
+        """The start of the first line at or after `pos` (a line start) where a match may begin; -1 if none."""
+        found = self.lowered.find(self.literal, pos)
+        if found == -1:
+            return -1
+        newline = self.lowered.rfind(b"\n", pos, found)
+        return pos if newline == -1 else newline + 1
 
 
 def _order(hit: Hit) -> tuple[str, int]:
@@ -193,86 +275,107 @@ def _error_column(pattern: str, message: str) -> int:
     return max(found, 0)
 
 
-def _scan(
-    matcher: re2._Regexp,
-    path: str,
-    content: str,
-    data: bytes,
-    rank_words: bool,
-    whole: list[Hit],
-    partial: list[Hit],
-) -> None:
-    """Append one hit per matching line; for identifiers prefer a whole-word match on that line."""
-    match = matcher.search(data) if data else None
-    if match is None:
-        return
-    newlines = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 0x0A)
-    ascii_only = content.isascii()
-    language = detect_language(path)
-    # An empty match after the final newline is not on a line of the file (ripgrep agrees).
-    phantom = len(data) if data.endswith(b"\n") else -1
-    while match is not None and match.start() != phantom:
-        line = int(np.searchsorted(newlines, match.start()))
-        line_start = int(newlines[line - 1]) + 1 if line > 0 else 0
-        line_end = int(newlines[line]) if line < newlines.size else len(data)
-        best = match
-        if rank_words and not _is_whole_word(data, match.start(), match.end()):
-            best = _first_whole_word(matcher, data, match.end(), line_end) or match
-        is_whole = rank_words and _is_whole_word(data, best.start(), best.end())
-        hit = _hit(path, language, data, line, line_start, line_end, best.start(), best.end(), ascii_only)
-        if is_whole or not rank_words:
-            whole.append(hit if not rank_words else _scored(hit, WHOLE_WORD_SCORE))
+class _Scan:
+    """One file's matching lines: one hit per line, for identifiers a whole-word match when the line has one.
+
+    Line numbers are counted incrementally between matches (`bytes.count` runs in C), and a line's
+    bounds come from `rfind`/`find`, so the cost is one pass over the bytes plus a little per hit.
+    """
+
+    def __init__(self, path: str, data: bytes, ascii_only: bool, rank_words: bool, whole: list[Hit],
+                 partial: list[Hit]) -> None:
+        self.path, self.data, self.ascii_only = path, data, ascii_only
+        self.language: str | None = None
+        self.language_known = False
+        self.rank_words, self.whole, self.partial = rank_words, whole, partial
+        self.line, self.counted_to = 0, 0
+
+    def find_all(self, haystack: bytes, needle: bytes) -> None:
+        """Every line holding `needle` (a non-empty byte string) in `haystack` (the data or its lowered twin)."""
+        size = len(needle)
+        at = haystack.find(needle)
+        while at != -1:
+            line_start, line_end = self._locate(at)
+            start = at
+            if self.rank_words and not self._is_whole_word(at, at + size):
+                start = self._next_whole_word(haystack, needle, at + size, line_end)
+                start = at if start == -1 else start
+            self._add(line_start, line_end, start, start + size)
+            at = haystack.find(needle, line_end + 1) if line_end < len(self.data) else -1
+
+    def match_all(self, matcher: re2._Regexp, guide: _Guide | None) -> None:
+        """Every line RE2 matches; an empty match after the final newline is on no line (ripgrep agrees)."""
+        data = self.data
+        phantom = len(data) if data.endswith(b"\n") else -1
+        pos = 0
+        while data:
+            if guide is not None:
+                pos = guide.next_line(pos)
+                if pos == -1:
+                    return
+            match = matcher.search(data, pos)
+            if match is None or match.start() == phantom:
+                return
+            start, end = match.span()
+            line_start, line_end = self._locate(start)
+            if self.rank_words and not self._is_whole_word(start, end):
+                better = _first_whole_word(matcher, data, end, line_end, self._is_whole_word)
+                start, end = better.span() if better is not None else (start, end)
+            self._add(line_start, line_end, start, end)
+            if line_end >= len(data):
+                return
+            pos = line_end + 1
+
+    def _locate(self, at: int) -> tuple[int, int]:
+        """The bounds of the line holding byte `at`, advancing the running line number to it."""
+        data = self.data
+        self.line += data.count(b"\n", self.counted_to, at)
+        self.counted_to = at
+        line_end = data.find(b"\n", at)
+        return data.rfind(b"\n", 0, at) + 1, len(data) if line_end == -1 else line_end
+
+    def _next_whole_word(self, haystack: bytes, needle: bytes, start: int, line_end: int) -> int:
+        at = haystack.find(needle, start, line_end)
+        while at != -1 and not self._is_whole_word(at, at + len(needle)):
+            at = haystack.find(needle, at + len(needle), line_end)
+        return at
+
+    def _is_whole_word(self, start: int, end: int) -> bool:
+        # Bytes >= 0x80 belong to non-ASCII characters, which in identifiers are letters.
+        data = self.data
+        before = start > 0 and (data[start - 1] in _WORD_BYTES or data[start - 1] >= 0x80)
+        after = end < len(data) and (data[end] in _WORD_BYTES or data[end] >= 0x80)
+        return not before and not after
+
+    def _add(self, line_start: int, line_end: int, start: int, end: int) -> None:
+        """A hit for one line: columns in code points, the line without its `\\r`, cut to SNIPPET_MAX."""
+        data = self.data
+        text = data[line_start:line_end].decode("utf-8", "replace").rstrip("\r")
+        if self.ascii_only:
+            start_col, end_col = start - line_start, end - line_start
         else:
-            partial.append(_scored(hit, SUBSTRING_SCORE))
-        match = matcher.search(data, line_end + 1) if line_end < len(data) else None
+            start_col = len(data[line_start:start].decode("utf-8", "replace"))
+            end_col = start_col + len(data[start:end].decode("utf-8", "replace"))
+        is_whole = not self.rank_words or self._is_whole_word(start, end)
+        if not self.language_known:
+            self.language, self.language_known = detect_language(self.path), True  # only files with a hit pay
+        hit = Hit(
+            self.path,
+            Span(self.line, start_col, self.line, min(end_col, len(text))),
+            WHOLE_WORD_SCORE if is_whole else SUBSTRING_SCORE,
+            snippet=_snippet(text, start_col),
+            language=self.language,
+        )
+        (self.whole if is_whole else self.partial).append(hit)
 
 
-def _first_whole_word(matcher: re2._Regexp, data: bytes, start: int, line_end: int) -> re2._Match | None:
+def _first_whole_word(
+    matcher: re2._Regexp, data: bytes, start: int, line_end: int, is_whole: Callable[[int, int], bool]
+) -> re2._Match | None:
     for candidate in matcher.finditer(data, start, line_end):
-        if _is_whole_word(data, candidate.start(), candidate.end()):
+        if is_whole(candidate.start(), candidate.end()):
             return candidate
     return None
-
-
-def _is_word_byte(data: bytes, at: int) -> bool:
-    # Bytes >= 0x80 belong to non-ASCII characters, which in identifiers are letters.
-    return 0 <= at < len(data) and (data[at] in _WORD_BYTES or data[at] >= 0x80)
-
-
-def _is_whole_word(data: bytes, start: int, end: int) -> bool:
-    return not _is_word_byte(data, start - 1) and not _is_word_byte(data, end)
-
-
-def _scored(hit: Hit, score: float) -> Hit:
-    return Hit(hit.path, hit.span, score, snippet=hit.snippet, language=hit.language)
-
-
-def _hit(
-    path: str,
-    language: str | None,
-    data: bytes,
-    line: int,
-    line_start: int,
-    line_end: int,
-    start: int,
-    end: int,
-    ascii_only: bool,
-) -> Hit:
-    """A hit for one line: columns in code points, the line without its `\\r`, cut to SNIPPET_MAX."""
-    text = data[line_start:line_end].decode("utf-8", "replace").rstrip("\r")
-    if ascii_only:
-        start_col, end_col = start - line_start, end - line_start
-    else:
-        start_col = len(data[line_start:start].decode("utf-8", "replace"))
-        end_col = start_col + len(data[start:end].decode("utf-8", "replace"))
-    end_col = min(end_col, len(text))
-    return Hit(
-        path,
-        Span(line, start_col, line, end_col),
-        WHOLE_WORD_SCORE,
-        snippet=_snippet(text, start_col),
-        language=language,
-    )
 
 
 def _snippet(text: str, start_col: int) -> str:

@@ -72,18 +72,6 @@ class _Postings:
     docs: np.ndarray
     doc_set: np.ndarray
 
-    def lookup(self, gram: int) -> np.ndarray:
-        at = int(np.searchsorted(self.grams, gram))
-        if at == self.grams.size or self.grams[at] != gram:
-            return _EMPTY_DOCS
-        return self.docs[self.offsets[at] : self.offsets[at + 1]]
-
-    def count(self, gram: int) -> int:
-        at = int(np.searchsorted(self.grams, gram))
-        if at == self.grams.size or self.grams[at] != gram:
-            return 0
-        return int(self.offsets[at + 1] - self.offsets[at])
-
     def pairs(self) -> tuple[np.ndarray, np.ndarray]:
         """Every (gram, doc) posting, flattened: what a compaction starts from."""
         counts = np.diff(self.offsets)
@@ -168,15 +156,20 @@ class TrigramIndex:
         return found
 
     def _intersect(self, wanted: np.ndarray) -> np.ndarray:
-        # Rarest first: the running intersection only shrinks, so starting small keeps every
-        # later intersect1d cheap, and an absent trigram ends the search at once.
-        counts = [self.base.count(int(gram)) for gram in wanted]
-        if min(counts) == 0:
+        # One vectorised lookup for every trigram, then rarest first: the running intersection only
+        # shrinks, so each later list is probed by binary search for the few survivors instead of
+        # being merged (and sorted) whole, and an absent trigram ends the search at once.
+        base = self.base
+        at = np.searchsorted(base.grams, wanted)
+        if at.size == 0 or at[-1] >= base.grams.size or not (base.grams[at] == wanted).all():
             return _EMPTY_DOCS
-        order = np.argsort(counts, kind="stable")
-        result = self.base.lookup(int(wanted[order[0]]))
-        for at in order[1:]:
-            result = np.intersect1d(result, self.base.lookup(int(wanted[at])), assume_unique=True)
+        starts, ends = base.offsets[at], base.offsets[at + 1]
+        order = np.argsort(ends - starts, kind="stable")
+        result = base.docs[starts[order[0]] : ends[order[0]]]
+        for index in order[1:]:
+            postings = base.docs[starts[index] : ends[index]]
+            found = np.minimum(np.searchsorted(postings, result), postings.size - 1)
+            result = result[postings[found] == result]
             if result.size == 0:
                 break
         return result

@@ -20,10 +20,11 @@ from typing import Any
 from . import navigation
 from .discovery import UnreadableFile, Walker, read_file
 from .embedder import Embedder
-from .graph import CodeGraph
+from .graph import CodeGraph, paused_gc
+from .intent import classify, pin
 from .languages import detect_language
 from .records import FileRecord, Hit, ParsedFile, Span, Symbol
-from .retrievers import LexicalCache, graph, make_semantic_retriever, make_text_retriever, structural
+from .retrievers import LexicalCache, graph, make_semantic_retriever, make_text_retriever, needs_lexical, structural
 from .search import Searcher, SearchRequest, SearchResponse
 from .settings import Settings
 from .snapshot import ContentCache, Snapshot
@@ -87,7 +88,8 @@ def _index_text(record: FileRecord, text: str) -> _Indexed:
 class Workspace:
     """The index of one root and the only writer of its snapshots."""
 
-    def __init__(self, root: Path, settings: Settings | None = None) -> None:
+    def __init__(self, root: Path, settings: Settings | None = None, background: bool = True) -> None:
+        """`background`: warm BM25 in a thread after each refresh (a server wants this; a one-shot CLI does not)."""
         if not root.is_dir():
             raise WorkspaceError(f"workspace root {root} does not exist or is not a folder")
         self.root = root.resolve()
@@ -99,6 +101,7 @@ class Workspace:
             raise WorkspaceError(f"cannot use index folder {folder}: {error.strerror or error}") from error
         self._write_lock = threading.RLock()
         self._next_id = 0
+        self._background = background
         self._graph_behind = False
         self.state = "loading"
         self.last_error: str | None = self.store.rebuilt_reason
@@ -145,15 +148,17 @@ class Workspace:
         """A snapshot whose indexes are built in bulk: cheaper than many one-file updates after a big change.
 
         A partial snapshot published during a first index leaves the graph (the slowest part) for the end.
+        The cycle collector is paused throughout: it would otherwise walk every new record repeatedly.
         """
         doc_ids = {path: base.doc_ids.get(path) or self._new_id() for path in files}
-        return replace(
-            base, generation=base.generation + 1, files=files, parsed=parsed, packed=packed, doc_ids=doc_ids,
-            paths_by_id={doc: path for path, doc in doc_ids.items()},
-            trigrams=TrigramIndex.build({doc_ids[path]: unpack(blob) for path, blob in packed.items()}),
-            symbols=SymbolTable(symbol for item in parsed.values() for symbol in item.symbols),
-            graph=CodeGraph.build(parsed) if with_graph else base.graph, **changes,
-        )
+        with paused_gc():
+            return replace(
+                base, generation=base.generation + 1, files=files, parsed=parsed, packed=packed, doc_ids=doc_ids,
+                paths_by_id={doc: path for path, doc in doc_ids.items()},
+                trigrams=TrigramIndex.build({doc_ids[path]: unpack(blob) for path, blob in packed.items()}),
+                symbols=SymbolTable(symbol for item in parsed.values() for symbol in item.symbols),
+                graph=CodeGraph.build(parsed) if with_graph else base.graph, **changes,
+            )
 
     def _new_id(self) -> int:
         self._next_id += 1
@@ -183,7 +188,7 @@ class Workspace:
             self._apply(pending, removed + unreadable, skipped)
             cancelled = cancel is not None and cancel.is_set()
             self.state = self.state if cancelled else "ready"
-            if not cancelled:
+            if not cancelled and self._background:
                 self._lexical.warm(self._snapshot)
             self.progress = self.progress if cancelled else 1.0
             return RefreshStats(
@@ -354,15 +359,22 @@ class Workspace:
             return None
 
     # --- searching -----------------------------------------------------------------------
+    def _prepare(self, snapshot: Snapshot, request: SearchRequest) -> None:
+        """Build BM25 first if this request is a question and none is built yet, outside the retriever's
+        time budget (literal, identifier and regex searches never wait for it)."""
+        classification = pin(request.intent, request.query) if request.intent else classify(request.query)
+        if needs_lexical(request, classification):
+            self._lexical.ensure(snapshot)
+
     def search(self, request: SearchRequest) -> SearchResponse:
         snapshot = self._snapshot
-        self._lexical.ensure(snapshot)
+        self._prepare(snapshot, request)
         return self._searcher.search(snapshot, request)
 
     def search_dict(self, request: SearchRequest) -> dict[str, Any]:
         """The `fourfold.search` result object (DESIGN §7), with the index state it was answered from."""
         snapshot = self._snapshot
-        self._lexical.ensure(snapshot)
+        self._prepare(snapshot, request)
         result = self._searcher.search(snapshot, request).to_dict(snapshot)
         result["index"] = {"ready": self.ready, "state": self.state, "files": len(snapshot.files)}
         result["partial"] = not self.ready

@@ -67,7 +67,7 @@ def _settings(args: argparse.Namespace) -> Settings:
 
 
 def _open(args: argparse.Namespace) -> Workspace:
-    workspace = Workspace(Path(args.root), _settings(args))
+    workspace = Workspace(Path(args.root), _settings(args), background=False)
     if workspace.store.rebuilt_reason:
         print(f"fourfold: {workspace.store.rebuilt_reason}", file=sys.stderr)
     return workspace

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Mapping
 from pathlib import Path
 
 import networkx as nx
 import pytest
 
-from fourfold.engine.graph import CodeGraph, GraphTuning, file_node, name_words, symbol_node_id
+from fourfold.engine.graph import CodeGraph, GraphTuning, file_node, name_words, paused_gc, symbol_node_id
 from fourfold.engine.languages import detect_language
 from fourfold.engine.records import ParsedFile, Reference, Span, Symbol
 from fourfold.engine.structure import parse_file
@@ -400,3 +401,15 @@ def test_real_repository_updates_equal_a_rebuild(tmp_path: Path) -> None:
     assert [(h.path, h.span.start_line, h.symbol) for h in graph.callers("apply_tax")] == [
         ("shop/pricing.py", 5, "price")
     ]
+
+
+def test_the_collector_stays_paused_until_the_last_overlapping_build_ends() -> None:
+    # Loading a snapshot nests a graph build, and builds may overlap in threads (issue 2).
+    assert gc.isenabled()
+    outer, inner = paused_gc(), paused_gc()
+    outer.__enter__()
+    inner.__enter__()
+    outer.__exit__(None, None, None)
+    assert not gc.isenabled()
+    inner.__exit__(None, None, None)
+    assert gc.isenabled()

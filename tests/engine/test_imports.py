@@ -224,3 +224,14 @@ def test_fileset_updates_and_keys() -> None:
     assert path_keys("pkg/b.py") & spec_keys("pkg.b.thing")
     assert path_keys("src/components/index.tsx") & spec_keys("./components")
     assert not path_keys("lib/c.py") & spec_keys("pkg.b")
+
+
+def test_suffix_answers_are_remembered_until_the_file_set_changes() -> None:
+    files = FileSet.of(["a/util.py", "b/util.py"])
+    assert files.with_suffix("util.py") == ["a/util.py", "b/util.py"]
+    files.add("c/util.py")
+    assert files.with_suffix("util.py") == ["a/util.py", "b/util.py", "c/util.py"]
+    files.remove("a/util.py")
+    assert files.with_suffix("util.py") == ["b/util.py", "c/util.py"]
+    files.with_suffix("util.py").clear()  # a caller's list is its own
+    assert files.with_suffix("util.py") == ["b/util.py", "c/util.py"]

@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
+import pickle
 import signal
 import sqlite3
 import subprocess
 import sys
+import zlib
 from pathlib import Path
 
 from fourfold.engine.records import Chunk, FileRecord, ParsedFile, Reference, Span, Symbol
-from fourfold.engine.store import INDEX_FILE, SCHEMA_VERSION, IndexStore, StoredFile, default_index_dir
+from fourfold.engine.store import (
+    INDEX_FILE,
+    SCHEMA_VERSION,
+    IndexStore,
+    StoredFile,
+    default_index_dir,
+    encode_parsed,
+)
 
 
 def stored(path: str, version: int = 1) -> StoredFile:
@@ -91,3 +100,16 @@ def test_process_killed_mid_write_keeps_whole_batches(tmp_path: Path) -> None:
         batches = {path.split("_")[0] for path in paths}
         assert len(paths) == 250 * len(batches) and len(batches) >= 2
         store.close()
+
+
+def test_rows_that_do_not_decode_are_skipped(tmp_path: Path) -> None:
+    # Payloads are pickles now (issue 2): damaged ones, or a pickle of something else, are dropped.
+    store = IndexStore(tmp_path)
+    store.write([stored("good.py"), stored("garbage.py"), stored("other.py"), stored("cut.py")])
+    with store._transaction() as db:
+        db.execute("UPDATE files SET parsed = ? WHERE path = 'garbage.py'", (b"not zlib",))
+        db.execute("UPDATE files SET parsed = ? WHERE path = 'other.py'", (zlib.compress(pickle.dumps([1, 2])),))
+        whole = encode_parsed(stored("cut.py").parsed)
+        db.execute("UPDATE files SET parsed = ? WHERE path = 'cut.py'", (zlib.compress(zlib.decompress(whole)[:40]),))
+    assert [item.record.path for item in store.load()] == ["good.py"]
+    assert store.load()[0] == stored("good.py")

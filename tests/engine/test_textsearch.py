@@ -15,6 +15,7 @@ from fourfold.engine.textsearch import (
     REASON_LIMIT,
     SNIPPET_MAX,
     QueryError,
+    SearchText,
     TextQuery,
     candidate_plan,
     parse_text_query,
@@ -217,3 +218,54 @@ def test_literal_results_equal_ripgrep(text: str) -> None:
     expected = rg_lines(query)
     assert expected, f"{text!r} should match somewhere in the fixture"
     assert ours == expected
+
+
+def _lines(query: str, files: list[tuple[str, str]]) -> list[tuple[str, int, int]]:
+    result = search_text(parse_text_query(query), files, limit=1000)
+    return [(hit.path, hit.span.start_line, hit.span.start_col) for hit in result.hits]
+
+
+def test_case_folding_twins_of_ascii_letters_are_found_like_re2() -> None:
+    # KELVIN SIGN folds to k and LONG S to s in RE2: a byte search on lowercased text would miss them.
+    files = [("a.txt", "x \u212aelvin\nKelvin\nno\n"), ("b.txt", "mi\u017f\u017fing\nmissing\n")]
+    assert _lines("kelvin", files) == [("a.txt", 0, 2), ("a.txt", 1, 0)]
+    assert _lines("missing", files) == [("b.txt", 0, 0), ("b.txt", 1, 0)]
+
+
+def test_plain_byte_search_keeps_code_point_columns_in_non_ascii_files() -> None:
+    files = [("a.py", "# café ünïcode\nvalue = 'ünïcode' + Café\n")]
+    assert _lines("Café", files) == [("a.py", 1, 20)]
+    assert _lines("ünïcode", files) == [("a.py", 0, 7), ("a.py", 1, 9)]
+
+
+def test_searchable_text_folds_crlf_and_lowers_ascii_only() -> None:
+    text = SearchText("Ab\r\nÇd\r\n")
+    assert text.data == "Ab\nÇd\n".encode()
+    assert text.lowered == "ab\nÇd\n".encode()
+    assert not text.ascii and text.plain_case
+    assert not SearchText("\u212a").plain_case
+
+
+def test_searchable_text_is_accepted_in_place_of_a_string() -> None:
+    result = search_text(parse_text_query("needle"), [("a.txt", SearchText("x\r\nneedle\r\n"))])
+    assert [(hit.span.start_line, hit.snippet) for hit in result.hits] == [(1, "needle")]
+
+
+def test_regex_skipping_to_the_literal_keeps_anchors_and_word_bounds() -> None:
+    files = [
+        ("a.py", "x import json\nimport json\n  import json\nimport jsonx\n"),
+        ("b.py", "y = 1 import json"),
+        ("c.py", "IMPORT JSON\n"),
+    ]
+    assert _lines(r"re:^import json\b", files) == [("a.py", 1, 0), ("c.py", 0, 0)]
+    assert _lines(r"re:^import json", files) == [("a.py", 1, 0), ("a.py", 3, 0), ("c.py", 0, 0)]
+    assert _lines(r"re:import json$", files) == [("a.py", 0, 2), ("a.py", 1, 0), ("a.py", 2, 2), ("b.py", 0, 6),
+                                                 ("c.py", 0, 0)]
+    assert _lines(r"re:(?i)^IMPORT json$", files) == [("a.py", 1, 0), ("c.py", 0, 0)]
+
+
+def test_regex_with_a_guiding_literal_agrees_with_a_plain_scan() -> None:
+    lines = [f"line {n} {'retry(call, 3)' if n % 7 == 0 else 'Retry ('} end" for n in range(200)]
+    files = [("a.py", "\n".join(lines))]
+    expected = [("a.py", n, lines[n].index("retry")) for n in range(200) if n % 7 == 0]
+    assert _lines(r"re:retry\(\w+, \d\)", files) == expected

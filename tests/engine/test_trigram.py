@@ -125,3 +125,14 @@ def test_candidates_for_plan_is_an_or_of_ands() -> None:
     assert list(index.candidates_for_plan([["load_"], ["parseconfig"]])) == [0, 1, 5]
     assert list(index.candidates_for_plan([["def ", "settings"]])) == [0]
     assert list(index.candidates_for_plan(None)) == [0, 1, 2, 5]
+
+
+def test_intersection_of_many_postings_equals_a_brute_force_check() -> None:
+    rng = np.random.default_rng(3)
+    docs = {doc: np.unique(rng.integers(0, 400, size=120).astype(np.uint32)) for doc in range(300)}
+    index = TrigramIndex.build(docs)
+    for _ in range(50):
+        wanted = np.unique(rng.integers(0, 400, size=int(rng.integers(1, 4))).astype(np.uint32))
+        expected = [doc for doc, grams in docs.items() if np.isin(wanted, grams).all()]
+        assert index.candidates(wanted).tolist() == expected
+    assert index.candidates(np.asarray([401], dtype=np.uint32)).size == 0

@@ -182,3 +182,19 @@ def test_indexer_killed_mid_refresh_leaves_a_consistent_index(tmp_path: Path) ->
     assert stats.indexed == 1200 - kept
     assert len(survivor.snapshot().files) == 1200
     assert lines(survivor, "marker 1199") == [("pkg11/mod1199.py", 1)]
+
+
+def test_reopened_index_answers_as_the_one_that_built_it(tree: Path, tmp_path: Path) -> None:
+    # Issue 2: a restart decodes pickled rows with the collector paused; no answer may change.
+    first = open_workspace(tree, tmp_path / "index")
+    first.refresh()
+    names = ("BaseJob.with_retry", "ConfigLoader.loadSettings", "StockLevel.available")
+    expected = {name: first.snapshot().graph.callers(name) for name in names}
+    symbols = first.snapshot().symbols.definitions("Config")
+    central = first.central_symbols(10)
+    first.close()
+    second = open_workspace(tree, tmp_path / "index")
+    assert {name: second.snapshot().graph.callers(name) for name in names} == expected
+    assert all(expected.values())
+    assert second.snapshot().symbols.definitions("Config") == symbols
+    assert second.central_symbols(10) == central
