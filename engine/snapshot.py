@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from .discovery import UnreadableFile, read_file
@@ -109,6 +110,15 @@ class Snapshot:
         if parsed is None or qualified is None:
             return None
         return next((symbol for symbol in parsed.symbols if symbol.qualified == qualified), None)
+
+    @cached_property
+    def chunk_count(self) -> int:
+        """Counted once per snapshot: status is asked for on every editor notification."""
+        return sum(len(parsed.chunks) for parsed in self.parsed.values())
+
+    @cached_property
+    def symbol_count(self) -> int:
+        return len(self.symbols)
 
     def chunks(self) -> list[Chunk]:
         return [chunk for path in sorted(self.parsed) for chunk in self.parsed[path].chunks]

@@ -137,6 +137,11 @@ class SearchText:
         return self._lowered
 
 
+# A short identifier prefix (`tes`) matches inside words everywhere; once this many times the limit of
+# substring hits are in, scanning on for rarer whole-word hits costs more than it finds (Ctrl+T per keystroke).
+PARTIAL_SCAN_FACTOR = 5
+
+
 def search_text(
     query: TextQuery,
     files: Iterable[tuple[str, str | SearchText]],
@@ -163,7 +168,7 @@ def search_text(
             scan.find_all(text.data if query.case_sensitive else text.lowered, needle)
         else:
             scan.match_all(matcher, _Guide(guide, text.lowered) if guide is not None and text.plain_case else None)
-        if len(whole) > limit:
+        if len(whole) > limit or len(partial) > PARTIAL_SCAN_FACTOR * limit:
             reason = REASON_LIMIT
             break
     hits = sorted(whole, key=_order) + sorted(partial, key=_order)

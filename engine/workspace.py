@@ -43,6 +43,8 @@ PUBLISH_INTERVAL_S = 4.0
 # Parsing runs in worker processes when a refresh has at least this many files to read.
 PARALLEL_MIN_FILES = 200
 MAX_WORKERS = 4
+# Quiet time after the last edit before centrality is recomputed in the background.
+CENTRALITY_DELAY_S = 0.3
 
 
 class WorkspaceError(Exception):
@@ -102,6 +104,7 @@ class Workspace:
         self._write_lock = threading.RLock()
         self._next_id = 0
         self._background = background
+        self._centrality_timer: threading.Timer | None = None
         self._graph_behind = False
         self.state = "loading"
         self.last_error: str | None = self.store.rebuilt_reason
@@ -275,6 +278,18 @@ class Workspace:
             self._graph_behind = partial
             return
         self._snapshot = self._updated(old, indexed, removed, changes)
+        self._schedule_centrality()
+
+    def _schedule_centrality(self) -> None:
+        """Recompute PageRank shortly after a burst of edits, in the background, so the next search does
+        not pay for it (a one-shot CLI run skips this: its searches recompute on demand)."""
+        if not self._background:
+            return
+        if self._centrality_timer is not None:
+            self._centrality_timer.cancel()
+        self._centrality_timer = threading.Timer(CENTRALITY_DELAY_S, self._snapshot.graph.refresh_centrality)
+        self._centrality_timer.daemon = True
+        self._centrality_timer.start()
 
     def _updated(self, old: Snapshot, indexed: Sequence[_Indexed], removed: Sequence[str],
                  changes: dict[str, Any]) -> Snapshot:
@@ -388,8 +403,8 @@ class Workspace:
             "state": self.state,
             "root": str(self.root),
             "files": len(snapshot.files),
-            "symbols": len(snapshot.symbols),
-            "chunks": sum(len(parsed.chunks) for parsed in snapshot.parsed.values()),
+            "symbols": snapshot.symbol_count,
+            "chunks": snapshot.chunk_count,
             "embedded": self._embedder.embedded,
             "backend": self._embedder.backend_name,
             "backend_note": self._embedder.note,

@@ -14,7 +14,7 @@ from lsprotocol import types
 from fourfold.engine import Hit, Span, Symbol, Workspace
 
 from .kinds import symbol_kind
-from .positions import LineSource, convert_result, split_lines, to_client
+from .positions import LineSource, convert_result, split_lines
 
 # A text hit has no definition name; its snippet stands in, cut to what fits in a picker row.
 SNIPPET_NAME_LENGTH = 80
@@ -27,8 +27,8 @@ def line_source(workspace: Workspace) -> LineSource:
 
 
 def lsp_range(span: Span, path: str, lines: LineSource, encoding: str) -> types.Range:
-    start = to_client(lines.line(path, span.start_line), span.start_col, encoding)
-    end = to_client(lines.line(path, span.end_line), span.end_col, encoding)
+    start = lines.to_client(path, span.start_line, span.start_col, encoding)
+    end = lines.to_client(path, span.end_line, span.end_col, encoding)
     return types.Range(start=types.Position(span.start_line, start), end=types.Position(span.end_line, end))
 
 
@@ -139,7 +139,21 @@ def outgoing(workspace: Workspace, symbol: Symbol, calls: list[tuple[Symbol, lis
     ]
 
 
-def merge_answers(answers: list[dict[str, Any]], limit: int, index: dict[str, Any]) -> dict[str, Any]:
+def merged_index(answers: list[dict[str, Any]]) -> dict[str, Any]:
+    """The `index` field for several folders, from the states their answers were given in.
+
+    Taken from the answers rather than from a status call: a status counts every chunk of the
+    index, which is too slow to repeat on every keystroke of Ctrl+T.
+    """
+    states = {answer["index"]["state"] for answer in answers}
+    return {
+        "ready": all(answer["index"]["ready"] for answer in answers),
+        "state": "error" if "error" in states else "ready" if states == {"ready"} else "indexing",
+        "files": sum(answer["index"]["files"] for answer in answers),
+    }
+
+
+def merge_answers(answers: list[dict[str, Any]], limit: int) -> dict[str, Any]:
     """One `fourfold.search` answer from several folders' answers: rows by score, reports summed.
 
     Each folder ran the same request with the same weights, so fused scores are comparable; the
@@ -162,6 +176,6 @@ def merge_answers(answers: list[dict[str, Any]], limit: int, index: dict[str, An
         "results": rows[:limit],
         "timings_ms": {"total": max(answer["timings_ms"].get("total", 0.0) for answer in answers)},
         "notes": [note for answer in answers for note in answer.get("notes", [])],
-        "index": {"ready": index["ready"], "state": index["state"], "files": index["files"]},
+        "index": merged_index(answers),
         "partial": any(answer.get("partial", False) for answer in answers),
     }

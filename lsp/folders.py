@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -66,10 +67,12 @@ class Updates:
     async def _drain(self) -> None:
         while self._pending:
             batch, self._pending = self._pending, {}
+            started = time.perf_counter()
             try:
                 await asyncio.to_thread(self._apply, batch)
             except Exception:  # a failed update must not stop later ones
                 log.exception("applying %d change(s) failed", len(batch))
+            log.debug("applied %d change(s) in %.1f ms", len(batch), 1000 * (time.perf_counter() - started))
             self._applied(len(batch))
 
     async def settled(self) -> None:

@@ -15,7 +15,7 @@ import os
 import sys
 import threading
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from importlib import metadata
 from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
@@ -51,8 +51,10 @@ REINDEX_COMMAND = "fourfold.reindex"
 STATUS_NOTIFICATION = "fourfold/indexStatus"
 CONFIG_SECTION = "fourfold"
 WATCHER_ID = "fourfold-watched-files"
-# Ctrl+T shows one screen of results; the empty query lists the hubs of the code base.
-WORKSPACE_SYMBOL_LIMIT = 100
+# Ctrl+T shows about a dozen rows; 50 leaves room to scroll while every row still costs its
+# conversion and its share of the JSON on each keystroke (jedi-language-server sends 20). The empty
+# query lists the hubs of the code base.
+WORKSPACE_SYMBOL_LIMIT = 50
 CENTRAL_SYMBOL_LIMIT = 50
 
 
@@ -72,6 +74,9 @@ class FourfoldServer(LanguageServer):
         self.settings = Settings()
         self.init_options: Mapping[str, Any] = {}
         self.loop: asyncio.AbstractEventLoop | None = None
+        # Ctrl+T sends a request per keystroke and cancels the previous one: one search runs at a
+        # time, so a request cancelled while it waits here never starts (the latest keystroke wins).
+        self.symbol_gate = asyncio.Lock()
 
     # --- client facts ---------------------------------------------------------------------
     @property
@@ -228,7 +233,7 @@ class FourfoldServer(LanguageServer):
         jobs = [asyncio.to_thread(_search_folder, folder, space, request, encoding)
                 for folder, space in pairs]
         answers = await asyncio.gather(*jobs)
-        return convert.merge_answers(list(answers), request.limit, merged_status([f for f, _ in pairs]))
+        return convert.merge_answers(list(answers), request.limit)
 
     def _no_index_message(self) -> str:
         errors = [f"{folder.name}: {folder.error}" for folder in self.folders if folder.error]
@@ -407,7 +412,11 @@ def _enqueue(ls: FourfoldServer, uri: str, change: Change) -> None:
 async def workspace_symbol(ls: FourfoldServer,
                            params: types.WorkspaceSymbolParams) -> list[types.WorkspaceSymbol]:
     """Ctrl+T: the fused engine; the empty query lists the most central symbols. Partial while indexing."""
-    query = params.query.strip()
+    async with ls.symbol_gate:
+        return await _to_completion(_workspace_symbol(ls, params.query.strip()))
+
+
+async def _workspace_symbol(ls: FourfoldServer, query: str) -> list[types.WorkspaceSymbol]:
     if not query:
         pairs = await ls.opened()
         encoding = ls.encoding
@@ -426,6 +435,22 @@ async def workspace_symbol(ls: FourfoldServer,
         for symbol in symbols:
             symbol.data = {"partial": True}
     return symbols
+
+
+async def _to_completion(work: Awaitable[T]) -> T:
+    """Await `work`; when the request is cancelled, still hold on until its worker thread is done.
+
+    A thread cannot be stopped: letting go at once would start the next keystroke's search beside
+    the abandoned one, and a fast typist would pile up searches that all share one GIL.
+    """
+    task = asyncio.ensure_future(work)
+    try:
+        return await asyncio.shield(task)
+    except asyncio.CancelledError:
+        await asyncio.wait([task])
+        if not task.cancelled():
+            task.exception()  # retrieved: nobody is waiting for an abandoned answer
+        raise
 
 
 def _central(workspace: Workspace, encoding: str) -> list[types.WorkspaceSymbol]:

@@ -1,0 +1,130 @@
+"""Per-keystroke costs of Ctrl+T: column conversion, the one-search-at-a-time gate, merged answers."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lsprotocol import types
+
+from fourfold.engine import Workspace, parse_settings
+from fourfold.lsp.convert import merge_answers, merged_index
+from fourfold.lsp.folders import Folder
+from fourfold.lsp.positions import UTF8, UTF16, UTF32, LineSource
+from fourfold.lsp.server import FourfoldServer, _to_completion, workspace_symbol
+
+# A bound on waits that must end at once; a hang fails the test instead of the suite.
+WAIT_S = 10.0
+
+
+def counting_source(texts: dict[str, str]) -> tuple[LineSource, list[str]]:
+    reads: list[str] = []
+
+    def read(path: str) -> str:
+        reads.append(path)
+        return texts[path]
+
+    return LineSource(read), reads
+
+
+def test_ascii_file_columns_pass_through_and_the_file_is_read_once() -> None:
+    lines, reads = counting_source({"a.py": "def f():\r\n    return g()\n"})
+    assert lines.to_client("a.py", 1, 11, UTF16) == 11
+    assert lines.to_client("a.py", 0, 4, UTF8) == 4
+    assert lines.to_client("a.py", 0, -3, UTF16) == 0
+    assert lines.line("a.py", 0) == "def f():"  # a CRLF file's rows as tree-sitter counts them
+    assert reads == ["a.py"]
+
+
+def test_non_ascii_file_columns_are_converted_per_line() -> None:
+    lines, reads = counting_source({"b.py": "x = 1\ns = '🚀'; go()\n"})
+    assert lines.to_client("b.py", 1, 10, UTF16) == 11
+    assert lines.to_client("b.py", 1, 10, UTF8) == 13
+    assert lines.to_client("b.py", 1, 10, UTF32) == 10
+    assert lines.to_client("b.py", 0, 3, UTF16) == 3
+    assert reads == ["b.py"]
+
+
+def test_a_missing_file_converts_nothing() -> None:
+    lines = LineSource(lambda path: None)
+    assert lines.to_client("gone.py", 4, 7, UTF16) == 7
+    assert lines.line("gone.py", 4) == ""
+
+
+def answer(state: str, files: int, scores: list[float]) -> dict[str, Any]:
+    return {
+        "query": "q", "modalities": {"text": {"weight": 1.0, "ran": True, "hits": len(scores), "ms": 1.0}},
+        "results": [{"score": score} for score in scores], "timings_ms": {"total": 2.0},
+        "index": {"ready": state == "ready", "state": state, "files": files}, "partial": state != "ready",
+    }
+
+
+@pytest.mark.parametrize(("states", "merged"), [
+    (("ready", "ready"), "ready"),
+    (("ready", "indexing"), "indexing"),
+    (("error", "ready"), "error"),
+])
+def test_merged_index_comes_from_the_answers(states: tuple[str, str], merged: str) -> None:
+    answers = [answer(states[0], 3, [0.2]), answer(states[1], 4, [0.9, 0.1])]
+    assert merged_index(answers) == {"ready": merged == "ready", "state": merged, "files": 7}
+    combined = merge_answers(answers, 2)
+    assert [row["score"] for row in combined["results"]] == [0.9, 0.2]
+    assert combined["index"]["state"] == merged
+
+
+async def test_a_cancelled_search_holds_on_until_its_thread_ends() -> None:
+    started, release, finished = threading.Event(), threading.Event(), threading.Event()
+
+    def work() -> int:
+        started.set()
+        release.wait(WAIT_S)
+        finished.set()
+        return 1
+
+    task = asyncio.ensure_future(_to_completion(asyncio.to_thread(work)))
+    assert await asyncio.to_thread(started.wait, WAIT_S)
+    task.cancel()
+    done, _ = await asyncio.wait([task], timeout=0.05)
+    assert not done  # still waiting for the thread it cannot stop
+    release.set()
+    with pytest.raises(asyncio.CancelledError):
+        await asyncio.wait_for(task, WAIT_S)
+    assert finished.is_set()
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> FourfoldServer:
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "config.py").write_text("def parse_config(path):\n    return path\n", encoding="utf-8")
+    settings, _ = parse_settings({"indexDir": str(tmp_path / "index"), "semanticBackend": "none"})
+    workspace = Workspace(root, settings)
+    workspace.refresh()
+    ls = FourfoldServer()
+    with contextlib.suppress(StopIteration):  # pygls's own initialize: sets up the client's encoding
+        next(ls.protocol.lsp_initialize(types.InitializeParams(
+            capabilities=types.ClientCapabilities(), root_uri=root.as_uri())))
+    ls.folders.append(Folder(uri=root.as_uri(), name="repo", path=workspace.root, workspace=workspace))
+    return ls
+
+
+async def test_a_keystroke_cancelled_while_waiting_never_runs_and_the_latest_is_answered(
+        server: FourfoldServer) -> None:
+    await server.symbol_gate.acquire()
+    stale = asyncio.ensure_future(workspace_symbol(server, types.WorkspaceSymbolParams(query="parse_conf")))
+    latest = asyncio.ensure_future(workspace_symbol(server, types.WorkspaceSymbolParams(query="parse_config")))
+    done, _ = await asyncio.wait([stale, latest], timeout=0.05)
+    assert not done  # both queue behind the search in progress
+    stale.cancel()
+    server.symbol_gate.release()
+    symbols = await asyncio.wait_for(latest, WAIT_S)
+    assert stale.cancelled()
+    assert symbols and symbols[0].name == "parse_config"
+    assert not server.symbol_gate.locked()
+    for folder in server.folders:
+        assert folder.workspace is not None
+        folder.workspace.close()
