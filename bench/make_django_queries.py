@@ -182,27 +182,28 @@ UNANSWERABLE = [
 
 @dataclass
 class PythonFacts:
-    """Definitions under django/, call sites and `from ... import` lines of the whole corpus, by name."""
+    """Definitions under the package folder, call sites and `from ... import` lines of the whole corpus, by name."""
 
     definitions: dict[str, list[tuple[str, int]]] = field(default_factory=lambda: defaultdict(list))
     calls: dict[str, list[tuple[str, int]]] = field(default_factory=lambda: defaultdict(list))
     imports: dict[str, list[tuple[str, int]]] = field(default_factory=lambda: defaultdict(list))
 
     @classmethod
-    def scan(cls, corpus: Path) -> PythonFacts:
+    def scan(cls, corpus: Path, package: str = "django/") -> PythonFacts:
+        """Parse every `.py` file of `corpus`; definitions count only under `package` (the library, not its tests)."""
         facts = cls()
         for path in sorted(corpus.rglob("*.py")):
             relative = path.relative_to(corpus).as_posix()
             try:
                 tree = ast.parse(path.read_text(encoding="utf-8"))
-            except (SyntaxError, UnicodeDecodeError):
-                continue  # test fixtures with deliberately broken code
-            facts._add(relative, tree)
+            except (SyntaxError, UnicodeDecodeError, FileNotFoundError):
+                continue  # test fixtures with deliberately broken code; a file removed while scanning
+            facts._add(relative, tree, package)
         return facts
 
-    def _add(self, path: str, tree: ast.AST) -> None:
+    def _add(self, path: str, tree: ast.AST, package: str) -> None:
         for node in ast.walk(tree):
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and path.startswith("django/"):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and path.startswith(package):
                 self.definitions[node.name].append((path, node.lineno))
             elif isinstance(node, ast.Call):
                 name = _called_name(node.func)
