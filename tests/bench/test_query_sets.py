@@ -92,7 +92,7 @@ def test_generator_reproduces_the_committed_set(name: str, bench_on_path: None) 
     module_name, folder = SETS[name]
     corpus = BENCH / "corpora" / folder
     if not corpus.is_dir():
-        pytest.skip(f"corpus not fetched: run bench/fetch_{name}.sh")
+        pytest.fail(f"corpus not fetched: run bench/fetch_{name}.sh (scripts/test does)")
     module = importlib.import_module(module_name)
     rows = module.build(corpus)
     committed = [json.loads(line) for line in (QUERIES / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()]
@@ -103,7 +103,7 @@ def test_generator_reproduces_the_committed_set(name: str, bench_on_path: None) 
 def test_gold_lines_exist_in_the_corpus(name: str) -> None:
     corpus = BENCH / "corpora" / SETS[name][1]
     if not corpus.is_dir():
-        pytest.skip(f"corpus not fetched: run bench/fetch_{name}.sh")
+        pytest.fail(f"corpus not fetched: run bench/fetch_{name}.sh (scripts/test does)")
     for query in queries(name):
         for gold in query.gold:
             path = corpus / gold.path
