@@ -21,9 +21,10 @@ import json
 import subprocess
 import sys
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 HERE = Path(__file__).resolve().parent
 # A gold set larger than this many files is a poor test of a top-10 list; the script refuses it.
@@ -246,18 +247,39 @@ def row(id_: str, query: str, intent: str, gold: Sequence[tuple[str, int | None]
             "match": match, "answerable": answerable}
 
 
-def build(corpus: Path) -> list[dict[str, object]]:
-    facts = PythonFacts.scan(corpus)
-    rows = [row(i, q, "find_definition", list(facts.definitions[name]), "any") for i, q, name in DEFINITIONS]
-    rows += [row(i, q, "find_references", list(facts.calls[name]), "all") for i, q, name in REFERENCES]
-    rows += [row(i, q, "impact_analysis", facts.calls[name] + facts.imports[name], "all") for i, q, name in IMPACTS]
-    rows += [row(i, q, "exact_match", list(rg_lines(corpus, literal)), "all") for i, q, literal in EXACT]
-    for hand in (*UNDERSTAND, *SIMILAR):
+class Facts(Protocol):
+    """What a corpus scan yields for the mechanical gold: definition, call and import sites by name."""
+
+    definitions: Mapping[str, Sequence[tuple[str, int]]]
+    calls: Mapping[str, list[tuple[str, int]]]
+    imports: Mapping[str, list[tuple[str, int]]]
+
+
+@dataclass(frozen=True)
+class Tables:
+    """One query set as data: the mechanical rows by intent, then the hand-checked ones."""
+
+    definitions: Sequence[tuple[str, str, str]]
+    references: Sequence[tuple[str, str, str]]
+    impacts: Sequence[tuple[str, str, str]]
+    exact: Sequence[tuple[str, str, str]]
+    hand: Sequence[Hand]
+    unanswerable: Sequence[Hand]
+
+
+def build_rows(corpus: Path, facts: Facts, tables: Tables) -> list[dict[str, object]]:
+    """The JSONL rows of a set: gold from the scan and `rg`, hand-checked gold verified to exist."""
+    rows = [row(i, q, "find_definition", list(facts.definitions[name]), "any") for i, q, name in tables.definitions]
+    rows += [row(i, q, "find_references", list(facts.calls[name]), "all") for i, q, name in tables.references]
+    rows += [row(i, q, "impact_analysis", facts.calls[name] + facts.imports[name], "all")
+             for i, q, name in tables.impacts]
+    rows += [row(i, q, "exact_match", list(rg_lines(corpus, literal)), "all") for i, q, literal in tables.exact]
+    for hand in tables.hand:
         missing = [path for path in hand.files if not (corpus / path).is_file()]
         if missing:
             raise SystemExit(f"{hand.id}: hand-checked gold {missing} is not in the corpus")
         rows.append(row(hand.id, hand.query, hand.intent, [(path, None) for path in hand.files], hand.match))
-    for hand in UNANSWERABLE:
+    for hand in tables.unanswerable:
         present = [term for term in hand.absent if rg_lines(corpus, term)]
         if present:
             raise SystemExit(f"{hand.id}: {present} occurs in the corpus; the query is answerable")
@@ -265,18 +287,32 @@ def build(corpus: Path) -> list[dict[str, object]]:
     return rows
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--corpus", type=Path, default=HERE / "corpora" / "django-5.1.4")
-    parser.add_argument("--out", type=Path, default=HERE / "queries" / "django.jsonl")
+def generate(description: str | None, corpus: Path, out: Path, marker: str, fetch: str,
+             build: Callable[[Path], list[dict[str, object]]]) -> int:
+    """The command line shared by the generators: check the corpus is there, build, write the JSONL."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--corpus", type=Path, default=corpus)
+    parser.add_argument("--out", type=Path, default=out)
     args = parser.parse_args()
-    if not (args.corpus / "django" / "__init__.py").is_file():
-        print(f"no Django corpus at {args.corpus}; run bench/fetch_django.sh first", file=sys.stderr)
+    if not (args.corpus / marker).is_file():
+        print(f"no corpus at {args.corpus}; run bench/{fetch} first", file=sys.stderr)
         return 2
     rows = build(args.corpus)
     args.out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     print(f"wrote {len(rows)} queries to {args.out}")
     return 0
+
+
+TABLES = Tables(DEFINITIONS, REFERENCES, IMPACTS, EXACT, (*UNDERSTAND, *SIMILAR), UNANSWERABLE)
+
+
+def build(corpus: Path) -> list[dict[str, object]]:
+    return build_rows(corpus, PythonFacts.scan(corpus), TABLES)
+
+
+def main() -> int:
+    return generate(__doc__.splitlines()[0] if __doc__ else None, HERE / "corpora" / "django-5.1.4",
+                    HERE / "queries" / "django.jsonl", "django/__init__.py", "fetch_django.sh", build)
 
 
 if __name__ == "__main__":

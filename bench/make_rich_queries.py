@@ -16,12 +16,10 @@ Usage: python bench/make_rich_queries.py [--corpus bench/corpora/rich-13.9.4] [-
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 from pathlib import Path
 
-from make_django_queries import Hand, PythonFacts, rg_lines, row
+from make_django_queries import Hand, PythonFacts, Tables, build_rows, generate
 
 HERE = Path(__file__).resolve().parent
 PACKAGE = "rich/"
@@ -110,37 +108,16 @@ UNANSWERABLE = [
 ]
 
 
+TABLES = Tables(DEFINITIONS, REFERENCES, IMPACTS, EXACT, (*UNDERSTAND, *SIMILAR), UNANSWERABLE)
+
+
 def build(corpus: Path) -> list[dict[str, object]]:
-    facts = PythonFacts.scan(corpus, PACKAGE)
-    rows = [row(i, q, "find_definition", list(facts.definitions[name]), "any") for i, q, name in DEFINITIONS]
-    rows += [row(i, q, "find_references", list(facts.calls[name]), "all") for i, q, name in REFERENCES]
-    rows += [row(i, q, "impact_analysis", facts.calls[name] + facts.imports[name], "all") for i, q, name in IMPACTS]
-    rows += [row(i, q, "exact_match", list(rg_lines(corpus, literal)), "all") for i, q, literal in EXACT]
-    for hand in (*UNDERSTAND, *SIMILAR):
-        missing = [path for path in hand.files if not (corpus / path).is_file()]
-        if missing:
-            raise SystemExit(f"{hand.id}: hand-checked gold {missing} is not in the corpus")
-        rows.append(row(hand.id, hand.query, hand.intent, [(path, None) for path in hand.files], hand.match))
-    for hand in UNANSWERABLE:
-        present = [term for term in hand.absent if rg_lines(corpus, term)]
-        if present:
-            raise SystemExit(f"{hand.id}: {present} occurs in the corpus; the query is answerable")
-        rows.append(row(hand.id, hand.query, hand.intent, [], "any", answerable=False))
-    return rows
+    return build_rows(corpus, PythonFacts.scan(corpus, PACKAGE), TABLES)
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--corpus", type=Path, default=HERE / "corpora" / "rich-13.9.4")
-    parser.add_argument("--out", type=Path, default=HERE / "queries" / "rich.jsonl")
-    args = parser.parse_args()
-    if not (args.corpus / PACKAGE / "__init__.py").is_file():
-        print(f"no Rich corpus at {args.corpus}; run bench/fetch_rich.sh first", file=sys.stderr)
-        return 2
-    rows = build(args.corpus)
-    args.out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-    print(f"wrote {len(rows)} queries to {args.out}")
-    return 0
+    return generate(__doc__.splitlines()[0] if __doc__ else None, HERE / "corpora" / "rich-13.9.4",
+                    HERE / "queries" / "rich.jsonl", PACKAGE + "__init__.py", "fetch_rich.sh", build)
 
 
 if __name__ == "__main__":

@@ -16,15 +16,13 @@ Usage: python bench/make_rxjs_queries.py [--corpus bench/corpora/rxjs-7.8.1] [--
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import tree_sitter as ts
-from make_django_queries import Hand, rg_lines, row
+from make_django_queries import Hand, Tables, build_rows, generate
 
 from fourfold.engine.languages import detect_language, grammar
 from fourfold.engine.structure import parse_file
@@ -161,37 +159,16 @@ class TypeScriptFacts:
         return facts
 
 
+TABLES = Tables(DEFINITIONS, REFERENCES, IMPACTS, EXACT, (*UNDERSTAND, *SIMILAR), UNANSWERABLE)
+
+
 def build(corpus: Path) -> list[dict[str, object]]:
-    facts = TypeScriptFacts.scan(corpus)
-    rows = [row(i, q, "find_definition", list(facts.definitions[name]), "any") for i, q, name in DEFINITIONS]
-    rows += [row(i, q, "find_references", list(facts.calls[name]), "all") for i, q, name in REFERENCES]
-    rows += [row(i, q, "impact_analysis", facts.calls[name] + facts.imports[name], "all") for i, q, name in IMPACTS]
-    rows += [row(i, q, "exact_match", list(rg_lines(corpus, literal)), "all") for i, q, literal in EXACT]
-    for hand in (*UNDERSTAND, *SIMILAR):
-        missing = [path for path in hand.files if not (corpus / path).is_file()]
-        if missing:
-            raise SystemExit(f"{hand.id}: hand-checked gold {missing} is not in the corpus")
-        rows.append(row(hand.id, hand.query, hand.intent, [(path, None) for path in hand.files], hand.match))
-    for hand in UNANSWERABLE:
-        present = [term for term in hand.absent if rg_lines(corpus, term)]
-        if present:
-            raise SystemExit(f"{hand.id}: {present} occurs in the corpus; the query is answerable")
-        rows.append(row(hand.id, hand.query, hand.intent, [], "any", answerable=False))
-    return rows
+    return build_rows(corpus, TypeScriptFacts.scan(corpus), TABLES)
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--corpus", type=Path, default=HERE / "corpora" / "rxjs-7.8.1")
-    parser.add_argument("--out", type=Path, default=HERE / "queries" / "rxjs.jsonl")
-    args = parser.parse_args()
-    if not (args.corpus / SOURCES / "index.ts").is_file():
-        print(f"no RxJS corpus at {args.corpus}; run bench/fetch_rxjs.sh first", file=sys.stderr)
-        return 2
-    rows = build(args.corpus)
-    args.out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-    print(f"wrote {len(rows)} queries to {args.out}")
-    return 0
+    return generate(__doc__.splitlines()[0] if __doc__ else None, HERE / "corpora" / "rxjs-7.8.1",
+                    HERE / "queries" / "rxjs.jsonl", SOURCES + "index.ts", "fetch_rxjs.sh", build)
 
 
 if __name__ == "__main__":
