@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 from fourfold.engine import Settings, Workspace
+from fourfold.engine.evaluation import percentile
 from fourfold.engine.retrievers import literal_hits
 from fourfold.engine.textsearch import parse_text_query
 
@@ -44,9 +45,6 @@ def settle_background_work() -> None:
             thread.join()
 
 
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 def timed(fn, repeat: int = 5) -> tuple[float, object]:  # type: ignore[no-untyped-def]

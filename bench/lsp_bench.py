@@ -29,6 +29,8 @@ from typing import Any
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 
+from fourfold.engine.evaluation import percentile
+
 DEFINITION = re.compile(r"\b(?:def|class|func|function|fn|struct|interface)\s+([A-Za-z_][A-Za-z0-9_]{3,})")
 SOURCE_SUFFIXES = {".py", ".js", ".ts", ".go", ".rs", ".java", ".c", ".cpp", ".cs", ".rb", ".php"}
 PROBE_NAME = "fourfold_bench_probe_quokka"
@@ -64,9 +66,6 @@ def identifiers(root: Path, count: int) -> list[str]:
     return ordered[:count]
 
 
-def percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(int(share * len(ordered)), len(ordered) - 1)] if ordered else float("nan")
 
 
 class BenchClient(LanguageClient):

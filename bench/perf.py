@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import platform
 import random
@@ -34,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from fourfold.engine import SearchRequest, Settings, Workspace
-from fourfold.engine.evaluation import EvalQuery, baseline_target, load_queries
+from fourfold.engine.evaluation import EvalQuery, baseline_target, load_queries, percentile
 from fourfold.engine.graph import CodeGraph
 from fourfold.engine.lexical import LexicalIndex
 
@@ -53,12 +52,6 @@ WARM_UP_QUESTION = "how does this work"
 MIB = 2**20
 
 
-def percentile(values: Sequence[float], share: float) -> float:
-    """Nearest-rank percentile (0 for no values), as `fourfold eval` computes it."""
-    if not values:
-        return 0.0
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, math.ceil(share * len(ordered)) - 1))]
 
 
 def make_corpus(source: Path, scale: int, dest: Path) -> Path:

@@ -17,6 +17,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from fourfold.engine import SearchRequest, Settings, Workspace, classify
+from fourfold.engine.evaluation import percentile
 
 HERE = Path(__file__).resolve().parent
 QUERIES = {
@@ -35,9 +36,6 @@ QUERIES = {
 }
 
 
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 def main() -> int:

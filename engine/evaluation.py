@@ -311,12 +311,13 @@ def _mean(values: Sequence[float]) -> float:
     return round(sum(values) / len(values), 4) if values else 0.0
 
 
-def _percentile(values: Sequence[float], share: float) -> float:
-    """Nearest-rank percentile: the value below which `share` of the values lie."""
+def percentile(values: Sequence[float], share: float) -> float:
+    """Nearest-rank percentile: the value below which `share` of the values lie (0 for no values).
+    Every figure of `fourfold eval` and of the benchmarks in bench/ is computed with this one."""
     if not values:
         return 0.0
     ordered = sorted(values)
-    return round(ordered[min(len(ordered) - 1, max(0, math.ceil(share * len(ordered)) - 1))], 3)
+    return ordered[min(len(ordered) - 1, max(0, math.ceil(share * len(ordered)) - 1))]
 
 
 def summarise(outcomes: Sequence[Outcome]) -> list[Row]:
@@ -351,8 +352,8 @@ def _row(system: str, group: str, outcomes: Sequence[Outcome]) -> Row:
         intent_accuracy=_mean([1.0 if o.intent == o.query.intent else 0.0 for o in classified])
         if classified else None,
         strategies=dict(Counter(o.strategy for o in outcomes if o.strategy)),
-        p50_ms=_percentile(latencies, 0.50),
-        p95_ms=_percentile(latencies, 0.95),
+        p50_ms=round(percentile(latencies, 0.50), 3),
+        p95_ms=round(percentile(latencies, 0.95), 3),
     )
 
 
