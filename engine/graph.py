@@ -266,6 +266,9 @@ class CodeGraph:
     ) -> None:
         self._tuning = tuning
         self._clock = clock
+        # False when the owner recomputes PageRank in the background after edits: a query then uses the
+        # last ranking rather than paying for a new one (only a graph never ranked computes on demand).
+        self.rank_on_query = True
         self._lock = threading.RLock()
         self._graph: nx.DiGraph = nx.DiGraph()
         self._files = FileSet()
@@ -613,7 +616,9 @@ class CodeGraph:
     def _ranking(self) -> _Rank:
         """The cached ranking, recomputed when stale and the last one is older than the debounce."""
         due = self._rank is None or (
-            self._dirty and self._clock() - self._rank.computed_at >= self._tuning.debounce_seconds
+            self.rank_on_query
+            and self._dirty
+            and self._clock() - self._rank.computed_at >= self._tuning.debounce_seconds
         )
         if due:
             self.refresh_centrality()

@@ -91,7 +91,8 @@ class Workspace:
     """The index of one root and the only writer of its snapshots."""
 
     def __init__(self, root: Path, settings: Settings | None = None, background: bool = True) -> None:
-        """`background`: warm BM25 in a thread after each refresh (a server wants this; a one-shot CLI does not)."""
+        """`background`: recompute centrality in a thread after edits (a server wants this; a one-shot CLI
+        does not)."""
         if not root.is_dir():
             raise WorkspaceError(f"workspace root {root} does not exist or is not a folder")
         self.root = root.resolve()
@@ -160,7 +161,7 @@ class Workspace:
                 paths_by_id={doc: path for path, doc in doc_ids.items()},
                 trigrams=TrigramIndex.build({doc_ids[path]: unpack(blob) for path, blob in packed.items()}),
                 symbols=SymbolTable(symbol for item in parsed.values() for symbol in item.symbols),
-                graph=CodeGraph.build(parsed) if with_graph else base.graph, **changes,
+                graph=self._built_graph(parsed) if with_graph else base.graph, **changes,
             )
 
     def _new_id(self) -> int:
@@ -190,10 +191,9 @@ class Workspace:
             unreadable = [path for path in stale if path in skipped and path in current.files]
             self._apply(pending, removed + unreadable, skipped)
             cancelled = cancel is not None and cancel.is_set()
-            self.state = self.state if cancelled else "ready"
-            if not cancelled and self._background:
-                self._lexical.warm(self._snapshot)
-            self.progress = self.progress if cancelled else 1.0
+            if not cancelled:
+                self._snapshot.graph.refresh_centrality()  # part of indexing, not of the first search
+                self.state, self.progress = "ready", 1.0
             return RefreshStats(
                 len(candidates),
                 count,
@@ -238,6 +238,11 @@ class Workspace:
                 progress(position, len(paths))
         self.store.write(entry.stored for entry in pending[len(pending) - unwritten:])
         return count, pending
+
+    def _built_graph(self, parsed: dict[str, ParsedFile]) -> CodeGraph:
+        graph = CodeGraph.build(parsed)
+        graph.rank_on_query = not self._background  # a server refreshes centrality after edits itself
+        return graph
 
     def _parse_all(self, paths: list[str]) -> Iterator[tuple[str, _Indexed | str]]:
         """Read and parse files in order, on every core when there are enough to pay for the processes."""
