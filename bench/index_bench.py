@@ -25,6 +25,7 @@ from fourfold.engine import Settings, Workspace
 from fourfold.engine.evaluation import percentile
 from fourfold.engine.retrievers import literal_hits
 from fourfold.engine.textsearch import parse_text_query
+from fourfold.engine.workspace import CENTRALITY_DELAY_S
 
 HERE = Path(__file__).resolve().parent
 LITERALS = ["ValidationError", "get_queryset", "DEFAULT_AUTO_FIELD", "select_related", "HttpResponseRedirect",
@@ -39,12 +40,11 @@ TOP = 100
 
 
 def settle_background_work() -> None:
-    """Wait for the BM25 build that refresh starts in the background: it would compete for the GIL."""
+    """Wait for background work (a BM25 build, the PageRank refresh after edits): it would compete for the GIL."""
+    time.sleep(CENTRALITY_DELAY_S + 0.1)
     for thread in threading.enumerate():
-        if thread.name == "bm25-build":
+        if thread.name in ("bm25-build", "centrality"):
             thread.join()
-
-
 
 
 def timed(fn, repeat: int = 5) -> tuple[float, object]:  # type: ignore[no-untyped-def]

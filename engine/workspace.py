@@ -294,6 +294,7 @@ class Workspace:
             self._centrality_timer.cancel()
         self._centrality_timer = threading.Timer(CENTRALITY_DELAY_S, self._snapshot.graph.refresh_centrality)
         self._centrality_timer.daemon = True
+        self._centrality_timer.name = "centrality"
         self._centrality_timer.start()
 
     def _updated(self, old: Snapshot, indexed: Sequence[_Indexed], removed: Sequence[str],
