@@ -18,6 +18,7 @@ import pathspec
 
 from .fusion import FusedResult, fuse
 from .intent import Classification, classify, pin
+from .profiles import INTENTS, MODALITIES, PRESETS
 from .records import Hit, Span
 from .routing import Route, plan_route, rescue_route
 from .snapshot import Snapshot
@@ -25,15 +26,6 @@ from .textsearch import parse_text_query
 
 log = logging.getLogger(__name__)
 
-MODALITIES = ("semantic", "text", "structural", "graph")
-INTENTS = (
-    "find_definition",
-    "find_references",
-    "understand_code",
-    "find_similar",
-    "impact_analysis",
-    "exact_match",
-)
 # Every retriever gets this long before it is left out (a slow model must not hold the query).
 RETRIEVER_BUDGET_S = 5.0
 # How many hits each retriever contributes to fusion.
@@ -72,7 +64,7 @@ class SearchRequest:
         request = cls(
             query=query,
             limit=_int_arg(values.get("limit", 20), "limit"),
-            preset=_choice(values.get("preset"), ("quick", "default", "thorough"), "preset"),
+            preset=_choice(values.get("preset"), tuple(PRESETS), "preset"),
             modes=_choices(values.get("modes"), MODALITIES, "modes"),
             intent=_choice(values.get("intent"), INTENTS, "intent"),
             paths=_strings(values.get("paths"), "paths"),

@@ -12,10 +12,11 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from .discovery import DEFAULT_MAX_FILE_SIZE
+from .profiles import DEMOTE_FACTOR
+from .profiles import PRESETS as PRESET_TABLE
 
-PRESETS = ("quick", "default", "thorough")
+PRESETS = tuple(PRESET_TABLE)
 BACKENDS = ("local", "voyage", "none")
-DEFAULT_DEMOTE_FACTOR = 0.5  # DESIGN §4: vendor/build/archive hits are scored × 0.5
 
 
 @dataclass(frozen=True)
@@ -27,7 +28,7 @@ class Settings:
     exclude: tuple[str, ...] = ()
     index_dir: str | None = None
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
-    demote_factor: float = DEFAULT_DEMOTE_FACTOR
+    demote_factor: float = DEMOTE_FACTOR
     voyage_api_key: str | None = field(default=None, repr=False, compare=False)
 
     def api_key(self) -> str | None:
