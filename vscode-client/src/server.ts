@@ -4,7 +4,6 @@
  * the language client's generic toasts; settings and the Voyage key reach the server through
  * `initializationOptions` and `workspace/configuration`, filtered by workspace trust.
  */
-import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import {
   CloseAction,
@@ -23,7 +22,7 @@ import {
 } from 'vscode-languageclient/node';
 import type { IndexStatus } from './protocol';
 import { SERVER_COMMANDS, STATUS_NOTIFICATION } from './protocol';
-import { describe, resolveServerCommand, type ServerCommand } from './serverCommand';
+import { describe, isExecutable, resolveServerCommand, type ServerCommand } from './serverCommand';
 import { serverSettings } from './settings';
 import type { StatusBar } from './statusBar';
 import { progressPercent } from './statusText';
@@ -38,15 +37,6 @@ const CRASH_WINDOW_MS = 3 * 60_000;
 class QuietClient extends LanguageClient {
   error(message: string, data?: unknown): void {
     super.error(message, data, false);
-  }
-}
-
-function isExecutable(file: string): boolean {
-  try {
-    fs.accessSync(file, fs.constants.X_OK);
-    return fs.statSync(file).isFile();
-  } catch {
-    return false;
   }
 }
 

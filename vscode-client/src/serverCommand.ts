@@ -3,6 +3,8 @@
  * on PATH, else the Python extension's interpreter with `-m fourfold.lsp`. When none works the user
  * gets a sentence saying what was tried and what to set, instead of a stack trace. Pure, unit-tested.
  */
+
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 export interface ServerCommand {
@@ -96,4 +98,14 @@ export function resolveServerCommand(setting: unknown, env: Environment): Resolu
 /** The command line as a person would type it, for messages and the log. */
 export function describe(server: ServerCommand): string {
   return [server.command, ...server.args].map((word) => (/\s/.test(word) ? `"${word}"` : word)).join(' ');
+}
+
+/** An existing regular file this process may execute (the check the extension runs on candidates). */
+export function isExecutable(file: string): boolean {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
 }

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { describe, type Environment, findOnPath, resolveServerCommand } from '../src/serverCommand';
+import { describe, type Environment, findOnPath, isExecutable, resolveServerCommand } from '../src/serverCommand';
 
 // Real executables in a temp folder, checked with the same access test the extension uses.
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'fourfold-cmd-'));
@@ -13,15 +13,6 @@ fs.mkdirSync(bin);
 fs.mkdirSync(other);
 for (const [folder, name, mode] of [[bin, 'fourfold', 0o755], [other, 'fourfold-noexec', 0o644], [other, 'python3', 0o755]] as const) {
   fs.writeFileSync(path.join(folder, name), '#!/bin/sh\n', { mode });
-}
-
-function isExecutable(file: string): boolean {
-  try {
-    fs.accessSync(file, fs.constants.X_OK);
-    return fs.statSync(file).isFile();
-  } catch {
-    return false;
-  }
 }
 
 function env(pathVariable: string, pythonInterpreter?: string[]): Environment {
