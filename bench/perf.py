@@ -530,7 +530,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     parser.add_argument("--queries", type=Path, default=DEFAULT_QUERIES, help="labelled query set (JSONL)")
     parser.add_argument("--scales", default="1,2,4", help="comma-separated corpus multiples")
-    parser.add_argument("--backend", default="local", choices=("local", "voyage", "none"))
+    parser.add_argument("--backend", default="local", choices=("local", "minilm", "voyage", "none"))
     parser.add_argument("--eval-json", type=Path, action="append", default=[], help="`fourfold eval --json` output")
     parser.add_argument("--plots", default=str(HERE / "plots"), help="PNG folder ('' for none)")
     parser.add_argument("--lsp-command", help="another language server's command ('' to skip)")

@@ -6,7 +6,8 @@ with an API key gets Voyage AI's `voyage-code-3`; any failure there (rate limits
 retries, a dead server, a malformed answer, an exhausted token budget, no key at all) falls back to
 `local` for the rest of the run and says why in `fallback_reason`, so search degrades instead of
 breaking. The key is held only by the Voyage client: it never appears in a repr, a log line or an
-exception message.
+exception message. A user who installs the `minilm` extra can pick all-MiniLM-L6-v2 (engine/minilm.py),
+slower but offline too; without the extra, `minilm` is `local` with the reason.
 """
 
 from __future__ import annotations
@@ -437,6 +438,17 @@ class FallbackBackend:
         log.warning("semantic backend fell back to local: %s", reason)
 
 
+def _minilm_backend(local: LocalBackend) -> Backend:
+    """MiniLM when its extra is installed, else `local` saying what to install (imported late: minilm
+    imports this module)."""
+    from .minilm import MiniLMBackend, missing_reason
+
+    reason = missing_reason()
+    if reason is not None:
+        return FallbackBackend(None, local, f"{reason}; using the local model")
+    return MiniLMBackend()
+
+
 def make_backend(
     name: str,
     api_key: str | None = None,
@@ -453,6 +465,8 @@ def make_backend(
     local = LocalBackend()
     if choice == "local":
         return local
+    if choice == "minilm":
+        return _minilm_backend(local)
     if choice != "voyage":
         return FallbackBackend(None, local, f"unknown semantic backend {name!r}; using the local model")
     key = api_key or os.environ.get("VOYAGE_API_KEY", "")

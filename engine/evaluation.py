@@ -29,6 +29,7 @@ from typing import Any
 from .intent import classify
 from .lexical import LexicalIndex
 from .profiles import INTENTS, MODALITIES
+from .ranking import FEATURES, Ranking
 from .records import Chunk, Span
 from .search import SearchRequest
 from .settings import Settings
@@ -48,6 +49,8 @@ __all__ = [
     "baseline_target",
     "hits_gold",
     "load_queries",
+    "merge_reports",
+    "report_of",
     "run_eval",
     "score_query",
     "semble_ndcg",
@@ -70,6 +73,8 @@ WARM_UP_QUESTION = "how does this work"
 WARM_UP_QUERIES = 2
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 FUSED_PREFIX = "fourfold"
+# The RRF constants an ablation compares: DESIGN §4's default (40) and thorough (60) values.
+ABLATION_KS = (40, 60)
 
 
 @dataclass(frozen=True)
@@ -93,6 +98,8 @@ class EvalQuery:
     answerable: bool = True
     repo: str | None = None
     semble: bool = False
+    category: str | None = None
+    language: str | None = None
 
 
 @dataclass(frozen=True)
@@ -151,6 +158,8 @@ class EvalReport:
 
     rows: list[Row]
     per_repo: dict[str, dict[str, float]] = field(default_factory=dict)
+    per_category: dict[str, dict[str, float]] = field(default_factory=dict)
+    per_language: dict[str, dict[str, float]] = field(default_factory=dict)
     missing_gold: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     outcomes: list[Outcome] = field(default_factory=list)
@@ -162,6 +171,8 @@ class EvalReport:
             "semble_mean_over_repos": {
                 system: _mean(list(repos.values())) for system, repos in self.per_repo.items()
             },
+            "semble_per_category": self.per_category,
+            "semble_per_language": self.per_language,
             "missing_gold": self.missing_gold,
             "skipped": self.skipped,
             "queries": [_outcome_dict(outcome) for outcome in self.outcomes],
@@ -235,6 +246,8 @@ def _semble_query(row: Mapping[str, Any]) -> EvalQuery:
         match="all",
         repo=row.get("repo"),
         semble=True,
+        category=row.get("category"),
+        language=row.get("language"),
     )
 
 
@@ -365,6 +378,18 @@ def semble_per_repo(outcomes: Sequence[Outcome]) -> dict[str, dict[str, float]]:
             value = semble_ndcg(outcome.ranked, outcome.query.gold)
             per[outcome.system][outcome.query.repo or ""].append(value)
     return {system: {repo: _mean(values) for repo, values in sorted(repos.items())} for system, repos in per.items()}
+
+
+def semble_per_group(
+    outcomes: Sequence[Outcome], group: Callable[[EvalQuery], str | None]
+) -> dict[str, dict[str, float]]:
+    """Per system, the mean NDCG@10 of the semble queries in each group (category, language)."""
+    per: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for outcome in outcomes:
+        name = group(outcome.query)
+        if outcome.query.semble and name:
+            per[outcome.system][name].append(semble_ndcg(outcome.ranked, outcome.query.gold))
+    return {system: {name: _mean(values) for name, values in sorted(groups.items())} for system, groups in per.items()}
 
 
 # --- systems -----------------------------------------------------------------------------------
@@ -502,10 +527,22 @@ class EvalOptions:
     presets: tuple[str, ...] = ("default",)
     baseline: bool = False
     limit: int = CUTOFF
+    ablations: bool = False
+    label: str = ""
 
 
-def fused_name(preset: str) -> str:
-    return f"{FUSED_PREFIX} {preset}"
+def fused_name(preset: str, label: str = "") -> str:
+    return f"{FUSED_PREFIX} {preset}{f' {label}' if label else ''}"
+
+
+def ablations() -> dict[str, Ranking]:
+    """Every variant `--ablations` compares with the full engine: each modality removed, each ranking
+    feature off, exact float vectors instead of the binary shortlist, and both RRF constants."""
+    variants = {f"-{modality}": Ranking(without=frozenset({modality})) for modality in MODALITIES}
+    variants.update({f"-{feature}": _without_feature(feature) for feature in FEATURES if feature != "binary_vectors"})
+    variants["float vectors"] = Ranking(binary_vectors=False)
+    variants.update({f"k={k}": Ranking(k=k) for k in ABLATION_KS})
+    return variants
 
 
 def run_eval(
@@ -534,7 +571,24 @@ def run_eval(
         missing.extend(_missing_gold(corpus, group))
         local = settings if index_dirs is None or repo not in index_dirs else _with_index(settings, index_dirs[repo])
         outcomes.extend(_relabelled(outcome, corpus) for outcome in _run_root(corpus.root, group, local, options))
-    return EvalReport(summarise(outcomes), semble_per_repo(outcomes), missing, skipped, outcomes)
+    return report_of(outcomes, missing, skipped)
+
+
+def report_of(outcomes: list[Outcome], missing: list[str], skipped: list[str]) -> EvalReport:
+    """Every table of the report, computed from the outcomes."""
+    return EvalReport(summarise(outcomes), semble_per_repo(outcomes),
+                      semble_per_group(outcomes, lambda query: query.category),
+                      semble_per_group(outcomes, lambda query: query.language), missing, skipped, outcomes)
+
+
+def merge_reports(reports: Sequence[EvalReport]) -> EvalReport:
+    """One report over several runs of the same queries (one per semantic backend, say)."""
+    if len(reports) == 1:
+        return reports[0]
+    outcomes = [outcome for report in reports for outcome in report.outcomes]
+    missing = sorted({item for report in reports for item in report.missing_gold})
+    skipped = sorted({item for report in reports for item in report.skipped})
+    return report_of(outcomes, missing, skipped)
 
 
 def _with_index(settings: Settings, folder: str) -> Settings:
@@ -563,8 +617,11 @@ def _run_root(root: Path, queries: Sequence[EvalQuery], settings: Settings, opti
             workspace.embed_pending()
         _warm(workspace)
         outcomes = [
-            _fused(workspace, query, preset, options.limit) for preset in options.presets for query in queries
+            _fused(workspace, query, preset, options.limit, options.label)
+            for preset in options.presets for query in queries
         ]
+        if options.ablations:
+            outcomes.extend(_ablated(workspace, queries, options))
         if options.baseline:
             outcomes.extend(_baselines(workspace, root, queries, settings, options.limit))
         return outcomes
@@ -579,11 +636,30 @@ def _warm(workspace: Workspace) -> None:
         workspace.search(SearchRequest(query=WARM_UP_QUESTION, limit=1, modes=("text",)))
 
 
-def _fused(workspace: Workspace, query: EvalQuery, preset: str, limit: int) -> Outcome:
+def _fused(workspace: Workspace, query: EvalQuery, preset: str, limit: int, label: str = "") -> Outcome:
     response = workspace.search(SearchRequest(query=query.query, limit=limit, preset=preset))
     ranked = tuple(Ranked(r.path, r.span, tuple(r.matches)) for r in response.results)
-    return Outcome(query, fused_name(preset), ranked, response.timings_ms["total"], response.intent,
+    return Outcome(query, fused_name(preset, label), ranked, response.timings_ms["total"], response.intent,
                    response.fusion_strategy, tuple(response.notes))
+
+
+def _without_feature(feature: str) -> Ranking:
+    switches: dict[str, Any] = {feature: False}
+    return replace(Ranking(), **switches)
+
+
+def _ablated(workspace: Workspace, queries: Sequence[EvalQuery], options: EvalOptions) -> list[Outcome]:
+    """The same queries with one variant at a time in force; the full engine is restored after."""
+    outcomes: list[Outcome] = []
+    try:
+        for name, ranking in ablations().items():
+            workspace.ranking = ranking
+            label = f"{options.label} {name}".strip()
+            outcomes.extend(_fused(workspace, query, preset, options.limit, label)
+                            for preset in options.presets for query in queries)
+    finally:
+        workspace.ranking = Ranking()
+    return outcomes
 
 
 def _single(workspace: Workspace, query: EvalQuery, modality: str, limit: int) -> Outcome:

@@ -22,8 +22,10 @@ from .profiles import (
     DEMOTED_DIRS,
     DEMOTED_NAME_MARKERS,
     DEMOTED_SUFFIXES,
+    FUSED_DEFINITION_BOOST,
     MODALITIES,
 )
+from .ranking import defines
 from .records import Hit, Span
 
 __all__ = ["FusedResult", "boost", "fuse", "is_demoted_path"]
@@ -33,8 +35,9 @@ __all__ = ["FusedResult", "boost", "fuse", "is_demoted_path"]
 class FusedResult:
     """One file's best chunk after fusion, with everything needed to explain its place in the list.
 
-    `contributions` are boosted and undemoted, so `score == sum(contributions) × demote_factor`
-    when `demoted`, else their sum. `ranks` are 0-based positions in each retriever's list.
+    `contributions` are boosted and undemoted, so `score == sum(contributions)`, times the demotion
+    factor when `demoted` and times the path prior of an understanding question. `ranks` are 0-based
+    positions in each retriever's list.
     """
 
     path: str
@@ -168,14 +171,21 @@ class _Scored:
 
 
 def _score(
-    cluster: _Cluster, weights: Mapping[str, float], k: int, centrality: Callable[[Hit], float]
+    cluster: _Cluster, weights: Mapping[str, float], k: int, centrality: Callable[[Hit], float],
+    names: frozenset[str],
 ) -> _Scored:
-    """Weighted RRF over the cluster's best rank in each modality, times its symbol's boost."""
+    """Weighted RRF over the cluster's best rank in each modality, times its symbol's boost.
+
+    The boost is the centrality boost, times FUSED_DEFINITION_BOOST when the cluster is the
+    definition of a name the query states (`ClientResponse`: the class, not the classes near it).
+    """
     ranks: dict[str, int] = {}
     for entry in cluster.entries:
         ranks[entry.modality] = min(ranks.get(entry.modality, entry.rank), entry.rank)
     anchor = next((e.hit for e in cluster.entries if e.hit.symbol is not None), cluster.entries[0].hit)
     factor = boost(centrality(anchor))
+    if names and any(defines(e.hit.symbol, e.hit.kind, names) for e in cluster.entries):
+        factor *= FUSED_DEFINITION_BOOST
     contributions = {m: weights.get(m, 0.0) * factor / (k + r + 1) for m, r in ranks.items()}
     order = _modality_order(ranks)
     representative = min(
@@ -220,26 +230,33 @@ def fuse(
     centrality: Callable[[Hit], float],
     demote_factor: float = DEMOTE_FACTOR,
     is_demoted: Callable[[str], bool] = is_demoted_path,
+    *,
+    names: frozenset[str] = frozenset(),
+    prior: Callable[[str], float] | None = None,
+    one_per_file: bool = True,
 ) -> list[FusedResult]:
     """Fuse each modality's ranked hits into one list, best first, one result per file.
 
     A hit at 0-based rank r in modality m contributes weights[m] / (k + r + 1), times the boost of
-    its enclosing symbol (`centrality` gives PageRank scaled so the average node has 1). A modality
-    missing from `weights` weighs 0. Within one result only the best rank of each modality counts,
-    as in RRF each item appears once per list.
+    its enclosing symbol (`centrality` gives PageRank scaled so the average node has 1), doubled for
+    a definition of one of `names`. A modality missing from `weights` weighs 0. Within one result
+    only the best rank of each modality counts, as in RRF each item appears once per list. `prior`
+    multiplies a file's score by what its path says (tests and examples lower for an understanding
+    question). `one_per_file` off lists every cluster on its own (the ablation of the file spread).
     """
     if k < 0:
         raise ValueError(f"RRF k must be >= 0, got {k}")
     negative = sorted(m for m, w in weights.items() if w < 0)
     if negative:
         raise ValueError(f"weights must be >= 0, got negative weights for {negative}")
-    scored = sorted((_score(c, weights, k, centrality) for c in _cluster(ranked)), key=_score_key)
-    per_file: dict[str, list[_Scored]] = {}
-    for item in scored:
-        per_file.setdefault(item.cluster.path, []).append(item)
+    scored = sorted((_score(c, weights, k, centrality, names) for c in _cluster(ranked)), key=_score_key)
+    groups: dict[tuple[str, int], list[_Scored]] = {}
+    for position, item in enumerate(scored):
+        groups.setdefault((item.cluster.path, 0 if one_per_file else position), []).append(item)
     results = []
-    for path, items in per_file.items():
+    for (path, _), items in groups.items():
         demoted = is_demoted(path)
-        results.append(_result(items[0], items[1:], demote_factor if demoted else 1.0, demoted))
+        factor = (demote_factor if demoted else 1.0) * (prior(path) if prior is not None else 1.0)
+        results.append(_result(items[0], items[1:], factor, demoted))
     results.sort(key=lambda r: (-r.score, r.path, r.span))
     return results

@@ -388,7 +388,10 @@ _TOKEN = r"[A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)*"
 _TOKEN_RE = re.compile(rf"(?<![\w$.]){_TOKEN}")
 _CODE_SHAPE_RE = re.compile(r"[a-z][A-Z]|[A-Z]{2,}[a-z]{2,}|_[A-Za-z0-9]|[A-Za-z0-9]_|\.|::")
 _WORD_RE = re.compile(r"[\w$][\w$.:]*")
-_QUOTED_RE = re.compile(r"\"([^\"]+)\"|“([^”]+)”")
+# Double or curly quotes anywhere; single quotes only around the whole query, since an apostrophe
+# inside a sentence is Italian or English grammar (`l'utente`, `don't`), not a quote. (Backticks mark
+# code, not a string: `load_settings` in backticks is an identifier.)
+_QUOTED_RE = re.compile(r"\"([^\"]+)\"|“([^”]+)”|^'([^']+)'$")
 # A Go method receiver may sit between `func` and the name: `func (s *Server) Start`.
 _DECL_RE = re.compile(
     rf"(?:{'|'.join(_DECL_KEYWORDS)})\s+(?:\([^)]*\)\s*)?(?P<name>{_TOKEN})(?P<rest>.*)",
@@ -424,7 +427,7 @@ def _pick_target(text: str) -> str | None:
     """The name a phrase is about: a quoted string, else the first identifier, else the first content word."""
     quoted = _QUOTED_RE.search(text)
     if quoted:
-        return quoted.group(1) or quoted.group(2)
+        return _quoted_text(quoted)
     identifier = _first_identifier(text)
     if identifier:
         return identifier
@@ -533,8 +536,12 @@ def _match_regex(rule: Rule, query: str) -> _Found | None:
 
 
 def _match_quoted(rule: Rule, query: str) -> _Found | None:
-    match = _QUOTED_RE.search(query)
-    return _Found(match.group(1) or match.group(2)) if match else None
+    match = _QUOTED_RE.search(query.strip())
+    return _Found(_quoted_text(match)) if match else None
+
+
+def _quoted_text(match: re.Match[str]) -> str:
+    return next(group for group in match.groups() if group)
 
 
 def _match_error_token(rule: Rule, query: str) -> _Found | None:

@@ -13,14 +13,15 @@ comment deep inside a body. The weights are data below.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import PurePosixPath
 
 import bm25s
 import numpy as np
 
+from .ranking import DEFINITION_KINDS, last_name
 from .records import Chunk
 from .tokens import code_tokens, query_tokens, token_bag
 
@@ -63,20 +64,26 @@ def _path_words(path: str) -> str:
 
 @dataclass(frozen=True)
 class LexicalIndex:
-    """An immutable BM25 index over chunk positions 0..n-1 of the sequence it was built from."""
+    """An immutable BM25 index over chunk positions 0..n-1 of the sequence it was built from.
+
+    `definitions` maps a definition's name to the positions of the chunks that define it, so a
+    question naming `Tokenizer` reaches its class even when BM25 ranks the class's chunk low.
+    """
 
     model: bm25s.BM25 | None
     size: int
+    definitions: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
 
     @classmethod
     def build(cls, chunks: Sequence[Chunk]) -> LexicalIndex:
         """Index the chunks; positions in `search` results are positions in `chunks`."""
         corpus = [_fields_tokens(chunk.path, chunk.symbol, chunk.text) for chunk in chunks]
+        definitions = _definitions(chunks)
         if not any(corpus):
-            return cls(None, len(chunks))
+            return cls(None, len(chunks), definitions)
         model = bm25s.BM25(k1=K1, b=B)
         model.index(corpus, show_progress=False)
-        return cls(model, len(chunks))
+        return cls(model, len(chunks), definitions)
 
     def search(self, query: str, limit: int = 50) -> list[tuple[int, float]]:
         """(chunk position, score) of the best chunks for a query, best first; only positive scores."""
@@ -90,3 +97,12 @@ class LexicalIndex:
         top = np.argpartition(-scores, count - 1)[:count]
         ordered = top[np.lexsort((top, -scores[top]))]
         return [(int(position), float(scores[position])) for position in ordered if scores[position] > 0]
+
+
+def _definitions(chunks: Sequence[Chunk]) -> dict[str, tuple[int, ...]]:
+    found: dict[str, list[int]] = {}
+    for position, chunk in enumerate(chunks):
+        name = last_name(chunk.symbol) if chunk.kind in DEFINITION_KINDS else None
+        if name:
+            found.setdefault(name, []).append(position)
+    return {name: tuple(positions) for name, positions in found.items()}

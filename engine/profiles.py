@@ -130,3 +130,35 @@ DEMOTED_SUFFIXES: Final[tuple[str, ...]] = (
 # DESIGN §4 "generated files": markers inside a file name (`api.generated.ts`, `zz_generated.deepcopy.go`,
 # `schema_generated.rs`, `client.gen.go`).
 DEMOTED_NAME_MARKERS: Final[tuple[str, ...]] = (".generated.", "_generated.", "zz_generated", ".gen.")
+
+# --- Ranking features (issue 7): what Fourfold knows about code that a plain hybrid does not. ---
+# Each is measured by `fourfold eval --ablations`; the figures are in README "Measured results".
+
+# BM25 candidates the text retriever re-ranks for a question (the top `RETRIEVER_DEPTH` survive).
+LEXICAL_CANDIDATES: Final = 400
+# A chunk that defines a name the question mentions gains this many times the best BM25 score (half
+# for a name embedded in a longer question, which may be incidental), and 1.5 times that again when
+# its file is named after it (`Tokenizer` in `tokenizer.py`): the definition outranks every mention.
+DEFINITION_BOOST: Final = 3.0
+EMBEDDED_NAME_SCALE: Final = 0.5
+NAMED_FILE_SCALE: Final = 1.5
+# A question's words found in a file's stem or folder name add up to this share of the best score.
+PATH_TERM_BOOST: Final = 1.0
+# Shortest word that matches a path part by prefix (`depend` ~ `dependencies`).
+PATH_PREFIX_MIN: Final = 3
+# Fused score of a definition of a name the query states (by structural lookup), per mention of it.
+FUSED_DEFINITION_BOOST: Final = 2.0
+# Intents for which a stated name's definition is the answer. Not references or impact: there the
+# definition is the one place that is not an answer.
+DEFINITION_INTENTS: Final[frozenset[str]] = frozenset({FIND_DEFINITION, UNDERSTAND_CODE, FIND_SIMILAR, EXACT_MATCH})
+
+# Path priors for understanding questions (not references, not impact: a test that calls `f` is a
+# reference to it): multiplicative factors on the fused score, multiplied when several apply.
+TEST_PRIOR: Final = 0.3
+EXAMPLE_PRIOR: Final = 0.3
+COMPAT_PRIOR: Final = 0.3
+REEXPORT_PRIOR: Final = 0.5
+TYPE_STUB_PRIOR: Final = 0.7
+# Intents whose results get path priors: the question is about what code does, and a test or an
+# example shows how it is used, not where it is done.
+UNDERSTANDING_INTENTS: Final[frozenset[str]] = frozenset({UNDERSTAND_CODE, FIND_SIMILAR})

@@ -11,14 +11,15 @@ import concurrent.futures
 import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pathspec
 
 from .fusion import FusedResult, fuse
 from .intent import Classification, classify, pin
-from .profiles import INTENTS, MODALITIES, PRESETS
+from .profiles import DEFINITION_INTENTS, INTENTS, MODALITIES, PRESETS, UNDERSTANDING_INTENTS
+from .ranking import Ranking, path_prior, stated_names
 from .records import Hit, Span
 from .routing import Route, plan_route, rescue_route
 from .snapshot import Snapshot
@@ -201,11 +202,14 @@ class Searcher:
         default_preset: str = "default",
         semantic_available: Callable[[], bool] = lambda: True,
         demote_factor: float = 0.5,
+        ranking: Ranking | None = None,
     ) -> None:
         self.retrievers = dict(retrievers)
         self.default_preset = default_preset
         self.semantic_available = semantic_available
         self.demote_factor = demote_factor
+        # Read once per query; replaced whole (never mutated) when an ablation switches a feature.
+        self.ranking = ranking or Ranking()
         self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="retriever")
 
     def search(self, snapshot: Snapshot, request: SearchRequest) -> SearchResponse:
@@ -215,20 +219,17 @@ class Searcher:
             parse_text_query(request.query.strip())  # an invalid regex is the user's to fix: QueryError, with position
         classification = pin(request.intent, request.query) if request.intent else classify(request.query)
         classified = time.perf_counter()
+        ranking = self.ranking
         preset = request.preset or self.default_preset
-        route = plan_route(classification, preset, request.modes, self.semantic_available())
+        route = _adjusted(plan_route(classification, preset, request.modes, self.semantic_available()), ranking)
         reports, ranked = self._run(snapshot, request, classification, route)
         strategy = route.strategy
         if route.strategy == "direct" and not any(ranked.values()):
-            route = rescue_route(route, classification, self.semantic_available())
+            route = _adjusted(rescue_route(route, classification, self.semantic_available()), ranking)
             strategy = "rescued"
             more_reports, ranked = self._run(snapshot, request, classification, route)
             reports.update(more_reports)
-        # The direct path skips fusion (DESIGN §4): the retriever's own order stands, unboosted.
-        boosted = strategy != "direct"
-        fused = fuse(ranked, route.weights, route.k,
-                     centrality=(lambda hit: _centrality(snapshot, hit)) if boosted else (lambda hit: 0.0),
-                     demote_factor=self.demote_factor)
+        fused = self._fuse(snapshot, request.query, classification.intent, route, strategy, ranked)
         fused = fused[: request.limit]
         done = time.perf_counter()
         for modality in MODALITIES:
@@ -246,6 +247,23 @@ class Searcher:
             results=fused,
             timings_ms={"classify": _ms(started, classified), "total": _ms(started, done)},
             notes=[f"{m} left out: {r.error}" for m, r in reports.items() if r.error],
+        )
+
+    def _fuse(self, snapshot: Snapshot, query: str, intent: str, route: Route, strategy: str,
+              ranked: Mapping[str, Sequence[Hit]]) -> list[FusedResult]:
+        """Weighted RRF with the ranking features in force. The direct path skips fusion (DESIGN §4):
+        the retriever's own order stands, unboosted; path priors and the file spread still apply."""
+        ranking = self.ranking
+        boosted = strategy != "direct"
+        understanding = intent in UNDERSTANDING_INTENTS
+        return fuse(
+            ranked, route.weights, route.k,
+            centrality=(lambda hit: _centrality(snapshot, hit)) if boosted and ranking.centrality else _flat,
+            demote_factor=self.demote_factor,
+            names=stated_names(query).all if boosted and ranking.definitions and intent in DEFINITION_INTENTS
+            else frozenset(),
+            prior=(lambda path: path_prior(path, query)) if understanding and ranking.path_priors else None,
+            one_per_file=ranking.one_per_file,
         )
 
     def _run(
@@ -280,6 +298,19 @@ class Searcher:
             ranked[modality] = hits
             reports[modality] = ModalityReport(weight, True, len(hits), _ms(began, time.perf_counter()))
         return reports, ranked
+
+
+def _adjusted(route: Route, ranking: Ranking) -> Route:
+    """The route with the modalities an ablation removed taken out, and its k overridden."""
+    if not ranking.without and ranking.k is None:
+        return route
+    modalities = tuple(m for m in route.modalities if m not in ranking.without)
+    weights = {m: w for m, w in route.weights.items() if m not in ranking.without}
+    return replace(route, modalities=modalities, weights=weights, k=ranking.k if ranking.k is not None else route.k)
+
+
+def _flat(hit: Hit) -> float:
+    return 0.0
 
 
 def _looks_like_regex(query: str) -> bool:

@@ -16,7 +16,7 @@ from .profiles import DEMOTE_FACTOR
 from .profiles import PRESETS as PRESET_TABLE
 
 PRESETS = tuple(PRESET_TABLE)
-BACKENDS = ("local", "voyage", "none")
+BACKENDS = ("local", "minilm", "voyage", "none")
 
 
 @dataclass(frozen=True)

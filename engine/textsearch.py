@@ -78,8 +78,12 @@ class TextResult:
     reason: str = ""
 
 
+# Characters that make the text between them one literal when they enclose the whole query.
+QUOTES = "\"'"
+
+
 def parse_text_query(text: str) -> TextQuery:
-    """Parse user text: `/re/` or `re:` is a regex, `"…"` a literal, one identifier an identifier."""
+    """Parse user text: `/re/` or `re:` is a regex, `"…"` or `'…'` a literal, one identifier an identifier."""
     stripped = text.strip()
     offset = len(text) - len(text.lstrip())
     if len(stripped) >= 2 and stripped[0] == stripped[-1] == "/":
@@ -87,7 +91,7 @@ def parse_text_query(text: str) -> TextQuery:
     if stripped.startswith("re:"):
         pattern = stripped[3:]
         return _regex_query(pattern.lstrip(), offset + 3 + len(pattern) - len(pattern.lstrip()))
-    if len(stripped) >= 2 and stripped[0] == stripped[-1] == '"':
+    if len(stripped) >= 2 and stripped[0] == stripped[-1] and stripped[0] in QUOTES:
         return _literal_query("literal", stripped[1:-1], offset + 1)
     kind: QueryKind = "identifier" if _IDENTIFIER.fullmatch(stripped) else "literal"
     return _literal_query(kind, stripped, offset)

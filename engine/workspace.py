@@ -23,6 +23,7 @@ from .embedder import Embedder
 from .graph import CodeGraph, paused_gc
 from .intent import classify, pin
 from .languages import detect_language
+from .ranking import Ranking
 from .records import FileRecord, Hit, ParsedFile, Span, Symbol
 from .retrievers import LexicalCache, graph, make_semantic_retriever, make_text_retriever, needs_lexical, structural
 from .search import Searcher, SearchRequest, SearchResponse
@@ -114,10 +115,10 @@ class Workspace:
         self._embedder = Embedder(self.settings, self.store.folder)
         self._lexical = LexicalCache()
         retrievers = {
-            "text": make_text_retriever(self._lexical),
+            "text": make_text_retriever(self._lexical, lambda: self._searcher.ranking),
             "structural": structural,
             "graph": graph,
-            "semantic": make_semantic_retriever(self._embedder.state),
+            "semantic": make_semantic_retriever(self._embedder.state, lambda: self._searcher.ranking),
         }
         self._searcher = Searcher(
             retrievers, self.settings.preset, self._embedder.available, self.settings.demote_factor
@@ -387,6 +388,15 @@ class Workspace:
         if needs_lexical(request, classification):
             self._lexical.ensure(snapshot)
 
+    @property
+    def ranking(self) -> Ranking:
+        """The ranking features in force (all on unless an evaluation switched some off)."""
+        return self._searcher.ranking
+
+    @ranking.setter
+    def ranking(self, ranking: Ranking) -> None:
+        self._searcher.ranking = ranking
+
     def search(self, request: SearchRequest) -> SearchResponse:
         snapshot = self._snapshot
         self._prepare(snapshot, request)
@@ -404,6 +414,7 @@ class Workspace:
     def status(self) -> dict[str, Any]:
         """`fourfold.indexStatus` (DESIGN §7) plus what a user needs to trust it: skips, backend, size."""
         snapshot = self._snapshot
+        pending = self._embedder.pending  # chunks done / all of the backend still being embedded
         return {
             "ready": self.ready,
             "state": self.state,
@@ -414,6 +425,10 @@ class Workspace:
             "embedded": self._embedder.embedded,
             "backend": self._embedder.backend_name,
             "backend_note": self._embedder.note,
+            "semantic_model": self._embedder.active_model,
+            "semantic_progress": None if pending is None else {
+                "backend": pending.backend, "done": pending.done, "total": pending.total,
+            },
             "progress": round(self.progress, 4),
             "last_error": self.last_error,
             "skipped": len(snapshot.skipped),

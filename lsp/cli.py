@@ -25,6 +25,7 @@ from fourfold.engine import (
     WorkspaceError,
     parse_settings,
 )
+from fourfold.engine.settings import BACKENDS
 from fourfold.lsp.eval_cli import add_eval_parser
 
 BAR_WIDTH = 30
@@ -160,7 +161,7 @@ def _common(parser: argparse.ArgumentParser, root_positional: bool = False) -> N
     else:
         parser.add_argument("--root", default=".", help="workspace folder (default: .)")
     parser.add_argument("--index-dir", help="where to keep the index (default: the user cache dir)")
-    parser.add_argument("--backend", choices=("local", "voyage", "none"), help="semantic backend (default: local)")
+    parser.add_argument("--backend", choices=BACKENDS, help="semantic backend (default: local)")
     parser.add_argument("--exclude", action="append", help="glob to leave out (repeatable)")
 
 

@@ -107,8 +107,8 @@ class Folder:
             status = dict(self.workspace.status())
         else:
             status = {"ready": False, "state": "error" if self.error else "indexing", "files": 0,
-                      "symbols": 0, "chunks": 0, "embedded": 0, "backend": None, "progress": 0.0,
-                      "last_error": self.error}
+                      "symbols": 0, "chunks": 0, "embedded": 0, "backend": None, "semantic_model": None,
+                      "semantic_progress": None, "progress": 0.0, "last_error": self.error}
         return {**status, "folder": self.uri, "name": self.name}
 
 

@@ -190,8 +190,8 @@ class FourfoldServer(LanguageServer):
             return
         progress = await Progress.start(self, "Fourfold", self._label(folder, "Embedding"))
         try:
-            count = await asyncio.to_thread(workspace.embed_pending, progress.counter("Embedding", "chunks"),
-                                            folder.cancel)
+            counter = progress.counter(_embedding_stage(workspace), "chunks")
+            count = await asyncio.to_thread(workspace.embed_pending, counter, folder.cancel)
             progress.end(f"Embedded {count:,} chunks")
         except Exception as error:  # semantic search degrades; text, structure and graph keep working
             log.exception("embedding %s failed", folder.path)
@@ -280,14 +280,16 @@ class Progress:
             title=title, message=message, percentage=0, cancellable=False))
         return cls(server, token)
 
-    def counter(self, verb: str, unit: str) -> Callable[[int, int], None]:
-        """A (done, total) callback for worker threads: reports hop onto the event loop."""
+    def counter(self, verb: str | Callable[[], str], unit: str) -> Callable[[int, int], None]:
+        """A (done, total) callback for worker threads: reports hop onto the event loop.
+
+        A callable `verb` names the current stage (embedding runs `local`, then a slower model)."""
         def report(done: int, total: int) -> None:
             percent = 100 * done // max(total, 1)
             if self.token is None or percent == self.percent:
                 return
             self.percent = percent
-            message = f"{verb} {done:,} / {total:,} {unit}"
+            message = f"{verb() if callable(verb) else verb} {done:,} / {total:,} {unit}"
             value = types.WorkDoneProgressReport(message=message, percentage=percent)
             self.server.call_soon(self.server.work_done_progress.report, self.token, value)
         return report
@@ -295,6 +297,14 @@ class Progress:
     def end(self, message: str) -> None:
         if self.token is not None:
             self.server.work_done_progress.end(self.token, types.WorkDoneProgressEnd(message=message))
+
+
+def _embedding_stage(workspace: Workspace) -> Callable[[], str]:
+    """"Embedding (local)", then "Embedding (minilm)": which model the progress bar is counting for."""
+    def verb() -> str:
+        pending = workspace.status()["semantic_progress"]
+        return f"Embedding ({pending['backend']})" if pending else "Embedding"
+    return verb
 
 
 async def _off_loop(function: Callable[..., T], *args: Any) -> T:

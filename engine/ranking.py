@@ -1,0 +1,247 @@
+"""Ranking features: what Fourfold knows about code that a plain BM25 + embeddings hybrid does not.
+
+A person asking `Tokenizer` wants the file that defines the class, not the forty that import it; a
+person asking `how are retries configured` wants `retry.py` and the three other files about
+retries, not five chunks of one of them, and not its tests. Each feature here turns one such piece
+of knowledge into a score adjustment, and each can be switched off (`Ranking`) so that
+`fourfold eval --ablations` measures what it is worth. The numbers are data in `profiles.py`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, fields
+from functools import lru_cache
+from pathlib import PurePosixPath
+
+from .profiles import (
+    COMPAT_PRIOR,
+    DEFINITION_BOOST,
+    EMBEDDED_NAME_SCALE,
+    EXAMPLE_PRIOR,
+    NAMED_FILE_SCALE,
+    PATH_PREFIX_MIN,
+    PATH_TERM_BOOST,
+    REEXPORT_PRIOR,
+    TEST_PRIOR,
+    TYPE_STUB_PRIOR,
+)
+from .records import Chunk
+from .tokens import ENGLISH_STOP_WORDS, split_identifier
+
+__all__ = [
+    "DEFINITION_KINDS",
+    "FEATURES",
+    "Ranking",
+    "StatedNames",
+    "boost_chunks",
+    "defines",
+    "last_name",
+    "path_prior",
+    "path_term_ratio",
+    "stated_names",
+]
+
+# Kinds of definition a question can name (a field or a variable is not what `Tokenizer` asks for),
+# and `definition`, the kind of the chunk that holds one of them (engine/chunks.py).
+DEFINITION_KINDS = frozenset({"function", "method", "class", "interface", "struct", "enum", "type", "trait",
+                              "module", "namespace", "macro", "constructor", "definition"})
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """Which ranking features are on (all by default), plus the engine variants an ablation compares.
+
+    `one_per_file` lists each file once, at its best chunk, with its other matches attached: a page of
+    ten files answers a question better than ten chunks of one.
+    `k` overrides the preset's RRF constant; `without` removes modalities from every route;
+    `binary_vectors` off scores every vector exactly instead of a binary shortlist rescored in float.
+    """
+
+    definitions: bool = True
+    path_terms: bool = True
+    one_per_file: bool = True
+    path_priors: bool = True
+    centrality: bool = True
+    binary_vectors: bool = True
+    k: int | None = None
+    without: frozenset[str] = field(default_factory=frozenset)
+
+
+# The switchable ranking features, in the order an ablation table lists them.
+FEATURES: tuple[str, ...] = tuple(f.name for f in fields(Ranking) if f.type in ("bool", bool))
+
+
+@dataclass(frozen=True)
+class StatedNames:
+    """Identifiers a query states: the whole query when it is one (`ClientSession`, `a.b`), or those
+    written in code style inside a longer question (`why does safeParse throw`)."""
+
+    whole: frozenset[str] = frozenset()
+    embedded: frozenset[str] = frozenset()
+
+    def __bool__(self) -> bool:
+        return bool(self.whole or self.embedded)
+
+    @property
+    def all(self) -> frozenset[str]:
+        return self.whole | self.embedded
+
+
+# A query that is one symbol: qualified (`a.b`, `A::B`, `a->b`), `_private`, mixed case or snake
+# case, or capitalised (`Tokenizer`, `URL`). One lowercase word (`response`) reads as English.
+_SYMBOL_QUERY = re.compile(
+    r"^(?:[A-Za-z_]\w*(?:(?:::|\\|->|\.|#)[A-Za-z_]\w*)+|_\w*|[A-Za-z][A-Za-z0-9]*[A-Z_]\w*|[A-Z][A-Za-z0-9]*)$"
+)
+_QUALIFIER = re.compile(r"::|\\|->|\.|#")
+# Code-style words inside a sentence: PascalCase compounds, camelCase, snake_case, and capitalised
+# words after the first (`how does the Router match paths`: a class, by the way it is written).
+_EMBEDDED = re.compile(
+    r"\b(?:[A-Z][a-z0-9]+[A-Z]\w*|[a-z][a-z0-9]*[A-Z]\w*|[A-Za-z][A-Za-z0-9]*_\w+)\b|(?<=\s)[A-Z][A-Za-z0-9]+\b"
+)
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+@lru_cache(maxsize=1024)
+def stated_names(query: str) -> StatedNames:
+    """The identifiers `query` names, as written (names are compared case-sensitively)."""
+    text = query.strip().strip("`'\"")
+    if _SYMBOL_QUERY.match(text):
+        parts = [part for part in _QUALIFIER.split(text) if part]
+        return StatedNames(whole=frozenset({parts[-1]}))
+    return StatedNames(embedded=frozenset(_EMBEDDED.findall(query)))
+
+
+def last_name(symbol: str | None) -> str | None:
+    """`Client.send` -> `send`: the name a definition is called by."""
+    if not symbol:
+        return None
+    return _QUALIFIER.split(symbol)[-1] or None
+
+
+def defines(symbol: str | None, kind: str | None, names: Iterable[str]) -> bool:
+    """Whether a definition of `kind` named `symbol` is one of `names`."""
+    return kind in DEFINITION_KINDS and last_name(symbol) in set(names)
+
+
+def _named_file(path: str, name: str) -> bool:
+    """`tokenizer.py` for `Tokenizer`, `sessions.py` for `Session`, `merge_config.js` for `mergeConfig`."""
+    stem = PurePosixPath(path).stem.lower()
+    flat = stem.replace("_", "").replace("-", "")
+    wanted = name.lower()
+    return wanted in (stem, flat, stem.rstrip("s"), flat.rstrip("s"))
+
+
+def _definition_boost(chunk: Chunk, names: StatedNames) -> float:
+    """How many best-scores a chunk gains for defining a stated name (0 when it defines none)."""
+    name = last_name(chunk.symbol)
+    if chunk.kind not in DEFINITION_KINDS or name is None:
+        return 0.0
+    if name in names.whole:
+        scale = 1.0
+    elif name in names.embedded:
+        scale = EMBEDDED_NAME_SCALE
+    else:
+        return 0.0
+    return DEFINITION_BOOST * scale * (NAMED_FILE_SCALE if _named_file(chunk.path, name) else 1.0)
+
+
+def query_keywords(query: str) -> frozenset[str]:
+    """Lowercase words of a question worth looking for in file names (no stop words, 3+ letters)."""
+    return frozenset(w.lower() for w in _WORD.findall(query) if len(w) > 2 and w.lower() not in ENGLISH_STOP_WORDS)
+
+
+@lru_cache(maxsize=1 << 16)
+def path_parts(path: str) -> frozenset[str]:
+    """The words of a file's stem and its folder's name: `web_urldispatcher.py` -> web, urldispatcher."""
+    pure = PurePosixPath(path)
+    parts = set(split_identifier(pure.stem)) | {pure.stem.lower()}
+    if pure.parent.name:
+        parts |= set(split_identifier(pure.parent.name)) | {pure.parent.name.lower()}
+    return frozenset(part for part in parts if part)
+
+
+def path_term_ratio(keywords: frozenset[str], path: str) -> float:
+    """Share of the keywords a path names, a shared prefix of 3+ letters counting (`depend` ~ `dependencies`)."""
+    if not keywords:
+        return 0.0
+    parts = path_parts(path)
+    found = 0
+    for word in keywords:
+        if word in parts or any(_prefixes(word, part) for part in parts):
+            found += 1
+    return found / len(keywords)
+
+
+def _prefixes(word: str, part: str) -> bool:
+    shorter, longer = (word, part) if len(word) <= len(part) else (part, word)
+    return len(shorter) >= PATH_PREFIX_MIN and longer.startswith(shorter)
+
+
+def boost_chunks(
+    scored: Sequence[tuple[Chunk, float]], query: str, ranking: Ranking, extra: Sequence[Chunk] = ()
+) -> list[tuple[Chunk, float]]:
+    """BM25 candidates re-scored: definitions of stated names, then question words in file names.
+
+    `extra` are chunks defining a stated name that BM25 did not rank (a class whose body never
+    repeats its own name); they enter with their boost alone. Best first.
+    """
+    if not scored and not extra:
+        return []
+    top = max((score for _, score in scored), default=1.0) or 1.0
+    names = stated_names(query) if ranking.definitions else StatedNames()
+    keywords = query_keywords(query) if ranking.path_terms and not names.whole else frozenset()
+    seen = {chunk.digest for chunk, _ in scored}
+    candidates = list(scored) + [(chunk, 0.0) for chunk in extra if chunk.digest not in seen]
+    result = []
+    for chunk, score in candidates:
+        gain = _definition_boost(chunk, names) if names else 0.0
+        ratio = path_term_ratio(keywords, chunk.path) if keywords else 0.0
+        result.append((chunk, score + top * (gain + PATH_TERM_BOOST * ratio)))
+    result.sort(key=lambda item: -item[1])
+    return result
+
+
+_TEST_FILE = re.compile(
+    r"(?:^|/)(?:test_[^/]*\.py|[^/]*_test\.(?:py|go|rb|c|cc|cpp|dart|lua)|[^/]*\.(?:test|spec)\.[cm]?[jt]sx?"
+    r"|[^/]*_spec\.(?:rb|lua)|[^/]*Tests?\.(?:java|kt|swift|cs|php|scala)|[^/]*Spec\.(?:kt|swift|scala)"
+    r"|conftest\.py|test_helpers?[^/]*)$"
+)
+# Not `testing/`: that is where libraries keep the test utilities they ship (`click/testing.py`,
+# `rxjs/internal/testing/TestScheduler.ts`), which are answers, not tests.
+_TEST_DIR = re.compile(r"(?:^|/)(?:tests?|__tests__|specs?)/")
+_EXAMPLE_DIR = re.compile(r"(?:^|/)(?:_?examples?|docs?_src)/")
+_COMPAT_DIR = re.compile(r"(?:^|/)(?:_?compat|legacy)/")
+_REEXPORT_FILES = frozenset({"__init__.py", "package-info.java"})
+_TYPE_STUB = re.compile(r"\.d\.[cm]?ts$")
+
+
+# Words that make a question about tests, so test files are no longer demoted for it.
+TEST_WORDS = frozenset({"test", "tests", "testing", "tested", "spec", "specs", "fixture", "fixtures", "mock", "mocks"})
+
+
+def path_prior(path: str, query: str = "") -> float:
+    """How much to trust a file as the answer to an understanding question, from its path alone."""
+    return _path_prior(path, asks_about_tests(query))
+
+
+def asks_about_tests(query: str) -> bool:
+    return any(word.lower() in TEST_WORDS for word in _WORD.findall(query))
+
+
+@lru_cache(maxsize=1 << 16)
+def _path_prior(path: str, tests_wanted: bool) -> float:
+    normal = path.replace("\\", "/")
+    prior = 1.0
+    if not tests_wanted and (_TEST_FILE.search(normal) or _TEST_DIR.search(normal)):
+        prior *= TEST_PRIOR
+    if _EXAMPLE_DIR.search(normal):
+        prior *= EXAMPLE_PRIOR
+    if _COMPAT_DIR.search(normal):
+        prior *= COMPAT_PRIOR
+    if PurePosixPath(normal).name in _REEXPORT_FILES:
+        prior *= REEXPORT_PRIOR
+    if _TYPE_STUB.search(normal):
+        prior *= TYPE_STUB_PRIOR
+    return prior
