@@ -18,10 +18,12 @@ from dataclasses import dataclass, field
 from .profiles import (
     BOOST_CAP,
     BOOST_SLOPE,
+    COHERENCE_MIN_SHARE,
     DEMOTE_FACTOR,
     DEMOTED_DIRS,
     DEMOTED_NAME_MARKERS,
     DEMOTED_SUFFIXES,
+    FILE_COHERENCE_CHUNKS,
     FUSED_DEFINITION_BOOST,
     MODALITIES,
 )
@@ -35,8 +37,11 @@ __all__ = ["FusedResult", "boost", "fuse", "is_demoted_path"]
 class FusedResult:
     """One file's best chunk after fusion, with everything needed to explain its place in the list.
 
-    `contributions` are boosted and undemoted, so `score == sum(contributions)`, times the demotion
-    factor when `demoted` and times the path prior of an understanding question. `ranks` are 0-based
+    `contributions` are boosted (centrality `boost`, and FUSED_DEFINITION_BOOST when `defines`: the
+    result is the definition of a name the query states) and undemoted, so
+    `score == (sum(contributions) + coherence) × prior`, times the demotion factor when `demoted`.
+    `coherence` is the share of the file's other chunks' scores added for an understanding question,
+    `prior` what the file's path says about it as an answer to one (1 otherwise). `ranks` are 0-based
     positions in each retriever's list.
     """
 
@@ -52,6 +57,9 @@ class FusedResult:
     boost: float
     demoted: bool
     matches: list[Span] = field(default_factory=list)
+    defines: bool = False
+    prior: float = 1.0
+    coherence: float = 0.0
 
 
 def boost(centrality: float) -> float:
@@ -167,6 +175,7 @@ class _Scored:
     contributions: dict[str, float]
     ranks: dict[str, int]
     boost: float
+    defines: bool
     total: float
 
 
@@ -183,16 +192,16 @@ def _score(
     for entry in cluster.entries:
         ranks[entry.modality] = min(ranks.get(entry.modality, entry.rank), entry.rank)
     anchor = next((e.hit for e in cluster.entries if e.hit.symbol is not None), cluster.entries[0].hit)
-    factor = boost(centrality(anchor))
-    if names and any(defines(e.hit.symbol, e.hit.kind, names) for e in cluster.entries):
-        factor *= FUSED_DEFINITION_BOOST
+    lift = boost(centrality(anchor))
+    defined = bool(names) and any(defines(e.hit.symbol, e.hit.kind, names) for e in cluster.entries)
+    factor = lift * (FUSED_DEFINITION_BOOST if defined else 1.0)
     contributions = {m: weights.get(m, 0.0) * factor / (k + r + 1) for m, r in ranks.items()}
     order = _modality_order(ranks)
     representative = min(
         cluster.entries,
         key=lambda e: (-contributions[e.modality], order.index(e.modality), e.rank),
     )
-    return _Scored(cluster, representative, contributions, ranks, factor, sum(contributions.values()))
+    return _Scored(cluster, representative, contributions, ranks, lift, defined, sum(contributions.values()))
 
 
 def _score_key(scored: _Scored) -> tuple[float, str, Span, str]:
@@ -201,8 +210,13 @@ def _score_key(scored: _Scored) -> tuple[float, str, Span, str]:
     return (-scored.total, hit.path, hit.span, scored.cluster.symbol or "")
 
 
-def _result(best: _Scored, others: Sequence[_Scored], factor: float, demoted: bool) -> FusedResult:
+def _result(
+    best: _Scored, others: Sequence[_Scored], demote: float | None, prior: float, coherence: float
+) -> FusedResult:
+    """The file's result at its best cluster; `demote` is the demotion factor when the file is demoted."""
     hit = best.representative.hit
+    strong = [other.total for other in others if other.total >= COHERENCE_MIN_SHARE * best.total]
+    added = coherence * sum(strong[:FILE_COHERENCE_CHUNKS])
     spans = {e.hit.span for s in (best, *others) for e in s.cluster.entries}
     spans.discard(hit.span)
     kind = hit.kind or next((e.hit.kind for e in best.cluster.entries if e.hit.kind), None)
@@ -214,12 +228,15 @@ def _result(best: _Scored, others: Sequence[_Scored], factor: float, demoted: bo
         kind=kind,
         language=language,
         snippet=hit.snippet,
-        score=best.total * factor,
+        score=(best.total + added) * prior * (demote if demote is not None else 1.0),
         contributions=best.contributions,
         ranks=best.ranks,
         boost=best.boost,
-        demoted=demoted,
+        demoted=demote is not None,
         matches=sorted(spans),
+        defines=best.defines,
+        prior=prior,
+        coherence=added,
     )
 
 
@@ -234,6 +251,7 @@ def fuse(
     names: frozenset[str] = frozenset(),
     prior: Callable[[str], float] | None = None,
     one_per_file: bool = True,
+    coherence: float = 0.0,
 ) -> list[FusedResult]:
     """Fuse each modality's ranked hits into one list, best first, one result per file.
 
@@ -243,6 +261,7 @@ def fuse(
     only the best rank of each modality counts, as in RRF each item appears once per list. `prior`
     multiplies a file's score by what its path says (tests and examples lower for an understanding
     question). `one_per_file` off lists every cluster on its own (the ablation of the file spread).
+    `coherence` adds that share of a file's next FILE_COHERENCE_CHUNKS clusters' scores to its best.
     """
     if k < 0:
         raise ValueError(f"RRF k must be >= 0, got {k}")
@@ -255,8 +274,7 @@ def fuse(
         groups.setdefault((item.cluster.path, 0 if one_per_file else position), []).append(item)
     results = []
     for (path, _), items in groups.items():
-        demoted = is_demoted(path)
-        factor = (demote_factor if demoted else 1.0) * (prior(path) if prior is not None else 1.0)
-        results.append(_result(items[0], items[1:], factor, demoted))
+        demote = demote_factor if is_demoted(path) else None
+        results.append(_result(items[0], items[1:], demote, prior(path) if prior is not None else 1.0, coherence))
     results.sort(key=lambda r: (-r.score, r.path, r.span))
     return results

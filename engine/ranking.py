@@ -10,7 +10,7 @@ of knowledge into a score adjustment, and each can be switched off (`Ranking`) s
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, fields
 from functools import lru_cache
 from pathlib import PurePosixPath
@@ -20,6 +20,7 @@ from .profiles import (
     DEFINITION_BOOST,
     EMBEDDED_NAME_SCALE,
     EXAMPLE_PRIOR,
+    FUSED_PATH_TERM_BOOST,
     NAMED_FILE_SCALE,
     PATH_PREFIX_MIN,
     PATH_TERM_BOOST,
@@ -37,6 +38,7 @@ __all__ = [
     "StatedNames",
     "boost_chunks",
     "defines",
+    "file_prior",
     "last_name",
     "path_prior",
     "path_term_ratio",
@@ -54,7 +56,8 @@ class Ranking:
     """Which ranking features are on (all by default), plus the engine variants an ablation compares.
 
     `one_per_file` lists each file once, at its best chunk, with its other matches attached: a page of
-    ten files answers a question better than ten chunks of one.
+    ten files answers a question better than ten chunks of one. `file_aggregation` adds a share of a
+    file's next best chunks to its score for an understanding question.
     `k` overrides the preset's RRF constant; `without` removes modalities from every route;
     `binary_vectors` off scores every vector exactly instead of a binary shortlist rescored in float.
     """
@@ -62,6 +65,7 @@ class Ranking:
     definitions: bool = True
     path_terms: bool = True
     one_per_file: bool = True
+    file_aggregation: bool = True
     path_priors: bool = True
     centrality: bool = True
     binary_vectors: bool = True
@@ -190,8 +194,9 @@ def boost_chunks(
     if not scored and not extra:
         return []
     top = max((score for _, score in scored), default=1.0) or 1.0
-    names = stated_names(query) if ranking.definitions else StatedNames()
-    keywords = query_keywords(query) if ranking.path_terms and not names.whole else frozenset()
+    stated = stated_names(query)
+    names = stated if ranking.definitions else StatedNames()
+    keywords = query_keywords(query) if ranking.path_terms and not stated.whole else frozenset()
     seen = {chunk.digest for chunk, _ in scored}
     candidates = list(scored) + [(chunk, 0.0) for chunk in extra if chunk.digest not in seen]
     result = []
@@ -215,6 +220,21 @@ _EXAMPLE_DIR = re.compile(r"(?:^|/)(?:_?examples?|docs?_src)/")
 _COMPAT_DIR = re.compile(r"(?:^|/)(?:_?compat|legacy)/")
 _REEXPORT_FILES = frozenset({"__init__.py", "package-info.java"})
 _TYPE_STUB = re.compile(r"\.d\.[cm]?ts$")
+
+
+def file_prior(query: str, ranking: Ranking, named: bool = True) -> Callable[[str], float] | None:
+    """What a file's path says about it as the answer to an understanding question: the path priors
+    times, when `named`, the lift of question words it names (`streams.py` for `how does streaming work`)."""
+    if not ranking.path_priors and not (ranking.path_terms and named):
+        return None
+    keywords = query_keywords(query) if ranking.path_terms and named else frozenset()
+    tests_wanted = asks_about_tests(query)
+
+    def prior(path: str) -> float:
+        base = _path_prior(path, tests_wanted) if ranking.path_priors else 1.0
+        return base * (1.0 + FUSED_PATH_TERM_BOOST * path_term_ratio(keywords, path)) if keywords else base
+
+    return prior
 
 
 # Words that make a question about tests, so test files are no longer demoted for it.

@@ -18,8 +18,16 @@ import pathspec
 
 from .fusion import FusedResult, fuse
 from .intent import Classification, classify, pin
-from .profiles import DEFINITION_INTENTS, INTENTS, MODALITIES, PRESETS, UNDERSTANDING_INTENTS
-from .ranking import Ranking, path_prior, stated_names
+from .profiles import (
+    DEFINITION_INTENTS,
+    FILE_COHERENCE,
+    INTENTS,
+    MODALITIES,
+    PRESETS,
+    TOPIC_INTENTS,
+    UNDERSTANDING_INTENTS,
+)
+from .ranking import Ranking, file_prior, stated_names
 from .records import Hit, Span
 from .routing import Route, plan_route, rescue_route
 from .snapshot import Snapshot
@@ -180,6 +188,9 @@ def result_dict(result: FusedResult, snapshot: Snapshot | None, folder: str | No
         "contributions": {m: round(v, 6) for m, v in result.contributions.items()},
         "ranks": dict(result.ranks),
         "boost": round(result.boost, 4),
+        "defines": result.defines,
+        "prior": round(result.prior, 4),
+        "coherence": round(result.coherence, 6),
         "demoted": result.demoted,
         "matches": [range_dict(span) for span in result.matches],
     }
@@ -256,14 +267,16 @@ class Searcher:
         ranking = self.ranking
         boosted = strategy != "direct"
         understanding = intent in UNDERSTANDING_INTENTS
+        topical = intent in TOPIC_INTENTS
         return fuse(
             ranked, route.weights, route.k,
             centrality=(lambda hit: _centrality(snapshot, hit)) if boosted and ranking.centrality else _flat,
             demote_factor=self.demote_factor,
             names=stated_names(query).all if boosted and ranking.definitions and intent in DEFINITION_INTENTS
             else frozenset(),
-            prior=(lambda path: path_prior(path, query)) if understanding and ranking.path_priors else None,
+            prior=file_prior(query, ranking, named=topical) if understanding else None,
             one_per_file=ranking.one_per_file,
+            coherence=FILE_COHERENCE if topical and ranking.file_aggregation else 0.0,
         )
 
     def _run(

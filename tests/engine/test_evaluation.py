@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from fourfold.engine import Settings, Span
+from fourfold.engine import Settings, Span, Workspace
 from fourfold.engine.evaluation import (
     BM25Baseline,
     Corpus,
@@ -19,17 +19,23 @@ from fourfold.engine.evaluation import (
     Gold,
     Outcome,
     Ranked,
+    _ablated,
+    ablations,
     baseline_target,
     hits_gold,
     load_queries,
+    merge_reports,
     parse_query,
+    report_of,
     ripgrep,
     run_eval,
     score_query,
     semble_ndcg,
+    semble_per_group,
     semble_roots,
     summarise,
 )
+from fourfold.engine.ranking import FEATURES, Ranking
 from fourfold.engine.records import Chunk
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -230,3 +236,90 @@ def test_runner_relabels_benchmark_root_and_reports_missing_gold(tmp_path: Path)
     # one hit at rank 1 of three targets: 1 / (1 + 1/log2(3) + 1/log2(4))
     expected = 1 / (1 + 1 / math.log2(3) + 1 / math.log2(4))
     assert report.per_repo["fourfold default"]["r"] == pytest.approx(expected, abs=1e-4)
+
+
+def test_ablations_name_every_variant_with_its_switches() -> None:
+    variants = ablations()
+    switched_features = [feature for feature in FEATURES if feature != "binary_vectors"]
+    assert list(variants) == [
+        "-semantic", "-text", "-structural", "-graph",
+        *(f"-{feature}" for feature in switched_features),
+        "float vectors", "k=40", "k=60",
+    ]
+    assert {"-definitions", "-path_terms", "-one_per_file", "-path_priors", "-centrality"} <= set(variants)
+    for modality in ("semantic", "text", "structural", "graph"):
+        assert variants[f"-{modality}"] == Ranking(without=frozenset({modality}))
+    for feature in switched_features:
+        switched = variants[f"-{feature}"]
+        assert getattr(switched, feature) is False
+        assert [f for f in FEATURES if not getattr(switched, f)] == [feature]  # only that one is off
+        assert switched.k is None and switched.without == frozenset()
+    assert variants["float vectors"] == Ranking(binary_vectors=False)
+    assert variants["k=40"] == Ranking(k=40) and variants["k=60"] == Ranking(k=60)
+
+
+def test_runner_with_ablations_names_each_variant_system(tmp_path: Path) -> None:
+    queries = load_queries(FIXTURES / "queries" / "polyglot.jsonl")
+    settings = Settings(index_dir=str(tmp_path / "index"), semantic_backend="none")
+    report = run_eval(queries, {None: Corpus(FIXTURES / "polyglot")}, settings, EvalOptions(ablations=True))
+    systems = list(dict.fromkeys(outcome.system for outcome in report.outcomes))
+    assert systems == ["fourfold default"] + [f"fourfold default {name}" for name in ablations()]
+    assert all(sum(o.system == system for o in report.outcomes) == len(queries) for system in systems)
+    overall = {row.system for row in report.rows if row.group == "overall"}
+    assert overall == set(systems)
+    # without text, the literal queries of the fixture lose their answers
+    lost = {o.query.id: o for o in report.outcomes if o.system == "fourfold default -text"}
+    full = {o.query.id: o for o in report.outcomes if o.system == "fourfold default"}
+    assert any(lost[key].ranked != full[key].ranked for key in full)
+
+
+def test_ablations_leave_the_full_engine_in_force(tmp_path: Path) -> None:
+    workspace = Workspace(FIXTURES / "polyglot", Settings(index_dir=str(tmp_path / "index"), semantic_backend="none"),
+                          background=False)
+    try:
+        workspace.refresh()
+        workspace.ranking = Ranking(k=7)
+        queries = load_queries(FIXTURES / "queries" / "polyglot.jsonl")[:2]
+        outcomes = _ablated(workspace, queries, EvalOptions(label="local"))
+        assert workspace.ranking == Ranking()
+    finally:
+        workspace.close()
+    assert {o.system for o in outcomes} == {f"fourfold default local {name}" for name in ablations()}
+
+
+def _semble(query_id: str, category: str, language: str, gold: str) -> EvalQuery:
+    return EvalQuery(query_id, "q", None, (Gold(gold),), "all", semble=True, category=category, language=language)
+
+
+def test_semble_per_group_means_by_category_and_language() -> None:
+    first = _semble("1", "symbol", "python", "a.py")
+    second = _semble("2", "symbol", "go", "b.go")
+    third = _semble("3", "architecture", "python", "c.py")
+    ours = EvalQuery("4", "q", "find_definition", (Gold("a.py"),), category=None)
+    outcomes = [
+        Outcome(first, "sys", (at("a.py", 0),), 1.0),  # 1.0
+        Outcome(second, "sys", (at("x.go", 0), at("b.go", 0)), 1.0),  # 1 / log2(3)
+        Outcome(third, "sys", (), 1.0),  # 0.0
+        Outcome(first, "other", (), 1.0),
+        Outcome(ours, "sys", (at("a.py", 0),), 1.0),  # not semble: in no group
+    ]
+    by_category = semble_per_group(outcomes, lambda q: q.category)
+    assert by_category == {"sys": {"architecture": 0.0, "symbol": round((1.0 + 1 / math.log2(3)) / 2, 4)},
+                           "other": {"symbol": 0.0}}
+    by_language = semble_per_group(outcomes, lambda q: q.language)
+    assert by_language["sys"] == {"go": round(1 / math.log2(3), 4), "python": 0.5}
+    assert list(by_language["sys"]) == ["go", "python"]  # sorted
+
+
+def test_merge_reports_concatenates_the_runs() -> None:
+    semble = _semble("1", "symbol", "python", "a.py")
+    one = report_of([Outcome(semble, "fourfold default none", (at("a.py", 0),), 1.0)], ["x: gone.py"], ["s"])
+    two = report_of([Outcome(semble, "fourfold default local", (), 2.0)], ["x: gone.py", "y: lost.py"], [])
+    assert merge_reports([one]) is one
+    merged = merge_reports([one, two])
+    assert merged.outcomes == one.outcomes + two.outcomes
+    assert [(row.system, row.group) for row in merged.rows if row.group == "overall"] == [
+        ("fourfold default none", "overall"), ("fourfold default local", "overall")]
+    assert merged.missing_gold == ["x: gone.py", "y: lost.py"] and merged.skipped == ["s"]
+    assert merged.per_category == {"fourfold default none": {"symbol": 1.0}, "fourfold default local": {"symbol": 0.0}}
+    assert merged.per_language == {"fourfold default none": {"python": 1.0}, "fourfold default local": {"python": 0.0}}

@@ -244,3 +244,61 @@ def test_result_is_a_record_with_the_protocol_fields() -> None:
 )
 def test_is_demoted_path(path: str, demoted: bool) -> None:
     assert is_demoted_path(path) is demoted
+
+
+def test_names_double_a_definition_cluster_and_lift_it_above_a_better_hit() -> None:
+    usage = _hit("app/pipeline.py", 0, 9, "run", "function")
+    definition = _hit("text/tokenizer.py", 3, 9, "text.Tokenizer", "class")
+    ranked = {"text": [usage, definition]}
+    plain = fuse(ranked, {"text": 1.0}, 10, _flat)
+    assert [r.path for r in plain] == ["app/pipeline.py", "text/tokenizer.py"]
+    named = fuse(ranked, {"text": 1.0}, 10, _flat, names=frozenset({"Tokenizer"}))
+    assert [r.path for r in named] == ["text/tokenizer.py", "app/pipeline.py"]
+    assert named[0].boost == 1.0 and named[0].defines  # `boost` stays the centrality boost alone
+    assert named[0].score == _approx(2.0 / 12)  # 1/(10 + 1 + 1), doubled
+    assert named[0].contributions == {"text": _approx(2.0 / 12)}
+    assert named[1].boost == 1.0 and not named[1].defines and named[1].score == _approx(1.0 / 11)
+
+
+def test_names_boost_only_definitions_and_multiply_the_centrality_boost() -> None:
+    field_hit = _hit("a.py", 0, 1, "Config.Tokenizer", "field")  # a field named like it is not its definition
+    definition = _hit("b.py", 0, 1, "Tokenizer", "class")
+    centrality = {"Config.Tokenizer": 0.0, "Tokenizer": math.e - 1}
+    results = fuse({"structural": [field_hit, definition]}, {"structural": 1.0}, 0,
+                   lambda h: centrality[h.symbol or ""], names=frozenset({"Tokenizer"}))
+    by_path = {r.path: r for r in results}
+    assert by_path["a.py"].boost == 1.0 and not by_path["a.py"].defines
+    assert by_path["b.py"].boost == _approx(1.3) and by_path["b.py"].defines
+    assert by_path["b.py"].score == _approx(1.3 * 2.0 / 2)
+
+
+def test_prior_multiplies_a_files_score_and_changes_the_order() -> None:
+    ranked = {"text": [_hit("tests/test_retry.py", 0, 9, "test_retry", "function"),
+                       _hit("pkg/retry.py", 0, 9, "retry", "function")]}
+    assert [r.path for r in fuse(ranked, {"text": 1.0}, 10, _flat)] == ["tests/test_retry.py", "pkg/retry.py"]
+    results = fuse(ranked, {"text": 1.0}, 10, _flat, prior=lambda path: 0.3 if path.startswith("tests/") else 1.0)
+    assert [r.path for r in results] == ["pkg/retry.py", "tests/test_retry.py"]
+    assert results[0].score == _approx(1.0 / 12)
+    assert results[1].score == _approx(0.3 / 11)
+    assert results[1].contributions == {"text": _approx(1.0 / 11)}  # the explanation keeps what the retriever said
+    assert not results[1].demoted
+
+
+def test_prior_and_demotion_multiply() -> None:
+    ranked = {"text": [_hit("vendor/tests/x.py", 0, 1, "f")]}
+    (result,) = fuse(ranked, {"text": 1.0}, 0, _flat, prior=lambda path: 0.3)
+    assert result.demoted
+    assert result.score == _approx(0.5 * 0.3)
+
+
+def test_one_per_file_off_lists_each_cluster_of_a_file() -> None:
+    ranked = {"text": [_hit("a.py", 0, 5, "first", "function"), _hit("b.py", 0, 5, "other", "function"),
+                       _hit("a.py", 10, 15, "second", "function")]}
+    spread = fuse(ranked, {"text": 1.0}, 0, _flat, one_per_file=False)
+    assert [(r.path, r.symbol) for r in spread] == [("a.py", "first"), ("b.py", "other"), ("a.py", "second")]
+    assert [r.score for r in spread] == [_approx(1.0), _approx(0.5), _approx(1 / 3)]
+    assert all(r.matches == [] for r in spread)
+    merged = fuse(ranked, {"text": 1.0}, 0, _flat, one_per_file=True)
+    assert [(r.path, r.symbol) for r in merged] == [("a.py", "first"), ("b.py", "other")]
+    assert merged[0].matches == [Span(10, 0, 15, 0)]
+    assert merged[0].score == _approx(1.0)

@@ -77,6 +77,8 @@ CASES: list[tuple[str, str, float, str, str | None]] = [
     ('where does "connection refused" come from', "exact_match", 0.90, "4:quoted", "connection refused"),
     ("“errore di connessione”", "exact_match", 0.90, "4:quoted", "errore di connessione"),
     ('where is "parse" defined', "exact_match", 0.90, "4:quoted", "parse"),
+    ("'Timeout has occurred'", "exact_match", 0.90, "4:quoted", "Timeout has occurred"),
+    ("  'connection refused'  ", "exact_match", 0.90, "4:quoted", "connection refused"),
     ("Traceback (most recent call last)", "exact_match", 0.85, "4:error-token", "Traceback"),
     ("ECONNREFUSED when connecting", "exact_match", 0.85, "4:error-token", "ECONNREFUSED"),
     ("errore ENOENT all'avvio", "exact_match", 0.85, "4:error-token", "ENOENT"),
@@ -243,3 +245,14 @@ def test_the_re2_screen_never_rejects_a_query_a_phrase_row_accepts(query: str) -
     for rule_id, family in intent._FAMILIES.items():
         if any(row.pattern.search(text) for row in family.rows):
             assert family.screen.search(text) is not None, (rule_id, query)
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["dov'è la funzione", "don't know how 'x' works", "what's the 'retry' loop", "l'errore di 'connessione'"],
+)
+def test_apostrophes_and_inner_single_quotes_are_not_a_quoted_string(query: str) -> None:
+    """Only a single-quoted whole query is a literal: an apostrophe or a quoted word inside a sentence is prose."""
+    verdict = classify(query)
+    assert verdict.intent != "exact_match"
+    assert verdict.rule != "4:quoted"

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import shutil
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from fourfold.engine import QueryError, SearchError, SearchRequest, Settings, Workspace
 from fourfold.engine.intent import Classification
+from fourfold.engine.ranking import Ranking
 from fourfold.engine.records import Hit, Span
-from fourfold.engine.search import Searcher
+from fourfold.engine.search import ModalityReport, Searcher
 from fourfold.engine.snapshot import Snapshot
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "polyglot"
@@ -133,3 +135,39 @@ def test_catastrophic_regex_returns_promptly(snapshot: Snapshot) -> None:
     response = workspace.search(SearchRequest("re:(a+)+$"))
     assert response.intent == "exact_match"
     assert response.timings_ms["total"] < 2000
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Iterator[Workspace]:
+    root = tmp_path / "polyglot"
+    shutil.copytree(FIXTURE, root)
+    opened = Workspace(root, Settings(index_dir=str(tmp_path / "index"), semantic_backend="none"), background=False)
+    opened.refresh()
+    yield opened
+    opened.close()
+
+
+def test_an_ablation_without_text_leaves_text_out_of_the_response(workspace: Workspace) -> None:
+    request = SearchRequest("how does retry work")
+    full = workspace.search(request)
+    assert full.modalities["text"].ran and full.modalities["text"].weight > 0
+    workspace.ranking = Ranking(without=frozenset({"text"}))
+    ablated = workspace.search(request)
+    assert ablated.modalities["text"] == ModalityReport(weight=0.0, ran=False)
+    assert ablated.modalities["structural"].ran or ablated.modalities["graph"].ran
+    assert all("text" not in result.contributions for result in ablated.results)
+
+
+def test_an_ablations_k_overrides_the_presets(workspace: Workspace) -> None:
+    request = SearchRequest("how does retry work")
+    assert workspace.search(request).k == 40
+    workspace.ranking = Ranking(k=60)
+    response = workspace.search(request)
+    assert response.k == 60
+    top = response.results[0]
+    for modality, value in top.contributions.items():  # every contribution is computed with k = 60
+        weight = response.modalities[modality].weight
+        assert value == pytest.approx(weight * top.boost / (60 + top.ranks[modality] + 1))
+    assert workspace.search(SearchRequest("how does retry work", preset="thorough")).k == 60
+    workspace.ranking = Ranking(k=5)
+    assert workspace.search(SearchRequest("how does retry work", preset="thorough")).k == 5

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from pathlib import Path
 
 import pytest
 
+from fourfold.engine.evaluation import ablations
 from fourfold.lsp.eval_cli import add_eval_parser
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -78,3 +80,36 @@ def test_unreadable_query_file_is_refused(tmp_path: Path, capsys: pytest.Capture
     bad.write_text("{not json\n")
     assert run(["eval", str(bad), "--root", str(tmp_path)]) == 2
     assert "bad.jsonl:1" in capsys.readouterr().err
+
+
+def test_ablations_print_a_table_of_deltas_against_the_full_engine(tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    code = run(["eval", str(FIXTURES / "queries" / "polyglot.jsonl"), "--root", str(FIXTURES / "polyglot"),
+                "--index-dir", str(tmp_path / "index"), "--backend", "none", "--ablations"])
+    assert code == 0
+    out = capsys.readouterr().out
+    main, _, table = out.partition("\nAblations\n")
+    assert table, "no Ablations table"
+    assert "-text" not in main and "k=60" not in main  # variants stay out of the main table
+    rows = [line for line in table.splitlines() if line.startswith("| fourfold")]
+    full = re.fullmatch(r"\| fourfold default \| full engine \| (\d\.\d{3}) \| — \|", rows[0])
+    assert full, rows[0]
+    variants = {}
+    for row in rows[1:]:
+        match = re.fullmatch(r"\| fourfold default \| (.+?) \| (\d\.\d{3}) \| ([+-]\d\.\d{3}) \|", row)
+        assert match, row
+        variants[match[1]] = (float(match[2]), float(match[3]))
+    assert list(variants) == list(ablations())
+    assert {"-text", "-definitions", "-path_priors", "float vectors", "k=40", "k=60"} <= set(variants)
+    for score, delta in variants.values():
+        assert delta == pytest.approx(score - float(full[1]), abs=0.0015)
+    assert variants["-semantic"][1] == 0.0  # backend none: there is no semantic modality to remove
+    assert variants["-text"][1] < 0  # the fixture's literal queries need the text modality
+
+
+def test_an_unknown_backend_in_the_list_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = run(["eval", str(FIXTURES / "queries" / "polyglot.jsonl"), "--root", str(FIXTURES / "polyglot"),
+                "--backend", "none,openai"])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "--backend" in err and "'none,openai'" in err

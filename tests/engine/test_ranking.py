@@ -1,0 +1,321 @@
+"""Ranking features: which names a query states, what a path says, and how BM25 candidates are re-scored."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from fourfold.engine.profiles import (
+    COMPAT_PRIOR,
+    DEFINITION_BOOST,
+    EMBEDDED_NAME_SCALE,
+    EXAMPLE_PRIOR,
+    NAMED_FILE_SCALE,
+    PATH_TERM_BOOST,
+    REEXPORT_PRIOR,
+    TEST_PRIOR,
+    TYPE_STUB_PRIOR,
+)
+from fourfold.engine.ranking import (
+    FEATURES,
+    Ranking,
+    StatedNames,
+    asks_about_tests,
+    boost_chunks,
+    defines,
+    last_name,
+    path_prior,
+    path_term_ratio,
+    query_keywords,
+    stated_names,
+)
+from fourfold.engine.records import Chunk
+from fourfold.engine.structure import parse_file
+
+# The chunker gives every definition chunk kind "definition" (engine/chunks.py), never the symbol's kind:
+# these tests use the chunks it makes, so a boost that only knows symbol kinds would fail them.
+KIND_BUG = "a real definition chunk (kind 'definition') defining a stated name must gain DEFINITION_BOOST"
+
+# --- stated_names --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("query", "name"),
+    [
+        ("ClientSession", "ClientSession"),
+        ("a.b.c", "c"),
+        ("A::B", "B"),
+        ("conn->close", "close"),
+        ("_private", "_private"),
+        ("Tokenizer", "Tokenizer"),
+        ("URL", "URL"),
+        ("parse_config", "parse_config"),
+        ("safeParse", "safeParse"),
+        ("  `Tokenizer`  ", "Tokenizer"),
+        ("'ClientSession'", "ClientSession"),
+    ],
+)
+def test_a_whole_symbol_query_states_its_last_name(query: str, name: str) -> None:
+    assert stated_names(query) == StatedNames(whole=frozenset({name}))
+
+
+@pytest.mark.parametrize("query", ["response", "how does routing work", "where are settings loaded from env", ""])
+def test_plain_words_state_no_name(query: str) -> None:
+    names = stated_names(query)
+    assert not names
+    assert names.all == frozenset()
+
+
+@pytest.mark.parametrize(
+    ("query", "embedded"),
+    [
+        ("why does safeParse throw", {"safeParse"}),  # camelCase
+        ("what does the ClientSession do on close", {"ClientSession"}),  # PascalCase compound
+        ("when is parse_config called", {"parse_config"}),  # snake_case
+        ("how does the Router match paths", {"Router"}),  # capitalised word after the first
+        ("how the Router hands requests to a ViewHandler via load_view", {"Router", "ViewHandler", "load_view"}),
+        ("ClientSession reuse across requests", {"ClientSession"}),  # a compound counts even first
+    ],
+)
+def test_code_style_words_inside_a_question_are_embedded_names(query: str, embedded: set[str]) -> None:
+    names = stated_names(query)
+    assert names.whole == frozenset()
+    assert names.embedded == embedded
+    assert names.all == embedded
+    assert names
+
+
+@pytest.mark.parametrize("query", ["Where are routes matched", "Router matches paths", "How are retries configured"])
+def test_the_first_word_of_a_sentence_is_not_a_name_for_its_capital(query: str) -> None:
+    assert stated_names(query) == StatedNames()
+
+
+def test_stated_names_keep_the_case_as_written() -> None:
+    assert stated_names("how does the tokenizer split") == StatedNames()
+    assert stated_names("how does the Tokenizer split").embedded == {"Tokenizer"}
+
+
+# --- defines / last_name -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("symbol", "name"),
+    [("Client.send", "send"), ("std::vec::Vec", "Vec"), ("conn->close", "close"), ("App\\Http\\Kernel", "Kernel"),
+     ("Foo#bar", "bar"), ("plain", "plain"), (None, None), ("", None)],
+)
+def test_last_name_is_what_a_definition_is_called_by(symbol: str | None, name: str | None) -> None:
+    assert last_name(symbol) == name
+
+
+def test_defines_needs_a_definition_kind_and_a_stated_last_name() -> None:
+    assert defines("Client.send", "method", {"send"})
+    assert defines("Tokenizer", "class", ["Tokenizer", "Other"])
+    assert not defines("Client.send", "field", {"send"})  # a field is not what `send` asks for
+    assert not defines("Client.send", "method", {"Client"})  # only the last name counts
+    assert not defines("Tokenizer", None, {"Tokenizer"})
+    assert not defines(None, "class", {"Tokenizer"})
+    assert not defines("tokenizer", "class", {"Tokenizer"})  # case-sensitive
+
+
+# --- path_term_ratio -----------------------------------------------------------------------------
+
+
+def test_query_keywords_drop_stop_words_and_short_words() -> None:
+    assert query_keywords("how are the retries configured in an app") == {"retries", "configured", "app"}
+    assert query_keywords("how is it to be") == frozenset()
+
+
+@pytest.mark.parametrize(
+    ("query", "path", "ratio"),
+    [
+        ("how does the dispatcher work", "aiohttp/dispatcher.py", 0.5),  # exact stem; `work` is not in the path
+        ("web dispatcher", "aiohttp/web_dispatcher.py", 1.0),  # stem words split
+        ("how are dependencies resolved", "fastapi/dependencies/utils.py", 0.5),  # folder name
+        ("how does depend work", "fastapi/dependencies/utils.py", 0.5),  # keyword is a prefix of a part
+        ("dependencies", "fastapi/dep/utils.py", 1.0),  # a part of 3 letters is a prefix of the keyword
+        ("how is the cache evicted", "store/cache.py", 0.5),
+        ("how is the cache evicted", "store/memory.py", 0.0),
+    ],
+)
+def test_path_term_ratio(query: str, path: str, ratio: float) -> None:
+    assert path_term_ratio(query_keywords(query), path) == pytest.approx(ratio)
+
+
+def test_path_term_prefixes_need_three_letters() -> None:
+    assert path_term_ratio(frozenset({"de"}), "fastapi/dependencies/utils.py") == 0.0
+    assert path_term_ratio(frozenset({"dep"}), "fastapi/dependencies/utils.py") == 1.0
+    assert path_term_ratio(frozenset({"ab"}), "pkg/abc.py") == 0.0
+
+
+def test_stop_words_never_count_and_no_keywords_is_zero() -> None:
+    # `the` and `does` would match `the_does.py` exactly, but a question's stop words are not keywords
+    assert path_term_ratio(query_keywords("how does the"), "pkg/the_does.py") == 0.0
+    assert path_term_ratio(frozenset(), "pkg/anything.py") == 0.0
+
+
+# --- path_prior ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "tests/test_retry.py", "pkg/test_retry.py", "pkg/retry_test.go", "src/retry.test.ts", "src/retry.spec.jsx",
+        "spec/retry_spec.rb", "src/test/java/RetryTest.java", "Sources/RetryTests.swift", "conftest.py",
+        "src/__tests__/retry.js", "tests/helpers/build.rs", "pkg\\tests\\retry.py",
+    ],
+)
+def test_test_files_and_test_folders_are_demoted(path: str) -> None:
+    assert path_prior(path) == pytest.approx(TEST_PRIOR)
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["pkg/retry.py", "click/testing.py", "rxjs/internal/testing/TestScheduler.ts", "src/contest.py", "src/latest.go",
+     "src/attestation.py", "docs/retry.md"],
+)
+def test_ordinary_files_and_testing_utilities_keep_full_trust(path: str) -> None:
+    assert path_prior(path) == 1.0
+
+
+@pytest.mark.parametrize(
+    ("path", "prior"),
+    [
+        ("examples/retry.py", EXAMPLE_PRIOR),
+        ("_examples/retry.go", EXAMPLE_PRIOR),
+        ("docs_src/tutorial/retry.py", EXAMPLE_PRIOR),
+        ("pkg/compat/retry.py", COMPAT_PRIOR),
+        ("pkg/__init__.py", REEXPORT_PRIOR),
+        ("types/index.d.ts", TYPE_STUB_PRIOR),
+        ("types/index.d.mts", TYPE_STUB_PRIOR),
+    ],
+)
+def test_examples_compat_reexports_and_type_stubs(path: str, prior: float) -> None:
+    assert path_prior(path) == pytest.approx(prior)
+
+
+def test_factors_multiply() -> None:
+    assert path_prior("examples/tests/test_retry.py") == pytest.approx(EXAMPLE_PRIOR * TEST_PRIOR)
+    assert path_prior("pkg/_compat/__init__.py") == pytest.approx(COMPAT_PRIOR * REEXPORT_PRIOR)
+
+
+def test_a_question_about_tests_lifts_only_the_test_prior() -> None:
+    question = "how are the fixtures for retry set up"
+    assert asks_about_tests(question)
+    assert not asks_about_tests("how does retry work")
+    assert path_prior("tests/test_retry.py", question) == 1.0
+    assert path_prior("tests/test_retry.py", "how does retry work") == pytest.approx(TEST_PRIOR)
+    assert path_prior("examples/tests/test_retry.py", "which Tests cover retry") == pytest.approx(EXAMPLE_PRIOR)
+
+
+# --- boost_chunks --------------------------------------------------------------------------------
+
+TOKENIZER_CLASS = '''class Tokenizer:
+    """Splits a line into words."""
+
+    def split(self, line):
+        return line.split()
+'''
+PIPELINE = '''def run(documents):
+    """Every document goes through a tokenizer; tokenizer output is counted."""
+    tokenizer = make_tokenizer()
+    return [len(tokenizer.split(doc)) for doc in documents]
+'''
+
+
+def _definition(path: str, source: str, symbol: str) -> Chunk:
+    """The chunk the real parser and chunker make for `symbol` in `source`."""
+    chunks = parse_file(path, source, "python").chunks
+    return next(chunk for chunk in chunks if chunk.symbol == symbol)
+
+
+@pytest.fixture(scope="module")
+def lexer_class() -> Chunk:
+    return _definition("text/lexer.py", TOKENIZER_CLASS, "Tokenizer")
+
+
+@pytest.fixture(scope="module")
+def named_class() -> Chunk:
+    return _definition("text/tokenizer.py", TOKENIZER_CLASS, "Tokenizer")
+
+
+@pytest.fixture(scope="module")
+def usage() -> Chunk:
+    return _definition("app/pipeline.py", PIPELINE, "run")
+
+
+def _scores(ranked: list[tuple[Chunk, float]]) -> dict[str, float]:
+    return {chunk.path: score for chunk, score in ranked}
+
+
+def test_a_definition_of_the_stated_name_outranks_a_higher_bm25_chunk(lexer_class: Chunk, usage: Chunk) -> None:
+    ranked = boost_chunks([(usage, 10.0), (lexer_class, 2.0)], "Tokenizer", Ranking())
+    assert ranked[0][0].path == "text/lexer.py", KIND_BUG
+    assert _scores(ranked) == {"app/pipeline.py": 10.0, "text/lexer.py": pytest.approx(2.0 + 10.0 * DEFINITION_BOOST)}
+
+
+def test_an_embedded_name_gains_a_smaller_boost(lexer_class: Chunk, usage: Chunk) -> None:
+    query = "why does the Tokenizer drop tabs"  # no keyword names a part of either path
+    ranked = boost_chunks([(usage, 10.0), (lexer_class, 2.0)], query, Ranking())
+    expected = 2.0 + 10.0 * DEFINITION_BOOST * EMBEDDED_NAME_SCALE
+    assert _scores(ranked)["text/lexer.py"] == pytest.approx(expected), KIND_BUG
+
+
+def test_a_file_named_after_the_name_ranks_above_another_definition(lexer_class: Chunk, named_class: Chunk) -> None:
+    ranked = boost_chunks([(lexer_class, 5.0), (named_class, 4.0)], "Tokenizer", Ranking())
+    assert [chunk.path for chunk, _ in ranked] == ["text/tokenizer.py", "text/lexer.py"], KIND_BUG
+    assert _scores(ranked)["text/tokenizer.py"] == pytest.approx(4.0 + 5.0 * DEFINITION_BOOST * NAMED_FILE_SCALE)
+
+
+def test_extra_definitions_enter_with_their_boost_alone(lexer_class: Chunk, usage: Chunk) -> None:
+    ranked = boost_chunks([(usage, 10.0)], "Tokenizer", Ranking(), extra=[lexer_class])
+    assert [chunk.path for chunk, _ in ranked] == ["text/lexer.py", "app/pipeline.py"], KIND_BUG
+    assert _scores(ranked)["text/lexer.py"] == pytest.approx(10.0 * DEFINITION_BOOST)
+
+
+def test_an_extra_chunk_already_scored_is_not_listed_twice(lexer_class: Chunk, usage: Chunk) -> None:
+    ranked = boost_chunks([(usage, 10.0), (lexer_class, 2.0)], "how is it done", Ranking(), extra=[lexer_class])
+    assert len(ranked) == 2
+    assert boost_chunks([], "Tokenizer", Ranking()) == []
+
+
+def test_question_words_in_a_path_add_their_share_of_the_best_score(lexer_class: Chunk, usage: Chunk) -> None:
+    query = "how does the lexer work"  # keywords lexer, work: text/lexer.py names one of two
+    ranked = boost_chunks([(usage, 10.0), (lexer_class, 2.0)], query, Ranking())
+    expected = 2.0 + 10.0 * PATH_TERM_BOOST * 0.5
+    assert _scores(ranked) == {"app/pipeline.py": 10.0, "text/lexer.py": pytest.approx(expected)}
+
+
+def test_definitions_switch_turns_the_definition_boost_off(lexer_class: Chunk, usage: Chunk) -> None:
+    scored = [(usage, 10.0), (lexer_class, 2.0)]
+    query = "why does the Tokenizer drop tabs"
+    assert _scores(boost_chunks(scored, query, Ranking(definitions=False))) == {"app/pipeline.py": 10.0,
+                                                                                 "text/lexer.py": 2.0}
+    assert _scores(boost_chunks(scored, query, Ranking()))["text/lexer.py"] > 2.0, KIND_BUG
+
+
+def test_switching_definitions_off_does_not_switch_path_terms_on(named_class: Chunk, usage: Chunk) -> None:
+    """The full engine gives a whole-symbol query no path-term boost; its `-definitions` ablation must not either."""
+    scored = [(usage, 10.0), (named_class, 2.0)]
+    assert _scores(boost_chunks(scored, "Tokenizer", Ranking(definitions=False))) == {
+        "app/pipeline.py": 10.0, "text/tokenizer.py": 2.0}, (
+        "BUG engine/ranking.py boost_chunks: with definitions off `names` is empty, so `not names.whole` lets "
+        "the whole-symbol query `Tokenizer` take the path-term boost the full engine never gives it "
+        "(text/tokenizer.py 2.0 -> 12.0); the -definitions ablation then measures definitions minus path terms")
+
+
+def test_path_terms_switch_turns_the_path_boost_off(lexer_class: Chunk, usage: Chunk) -> None:
+    scored = [(usage, 10.0), (lexer_class, 2.0)]
+    assert _scores(boost_chunks(scored, "how does the lexer work", Ranking(path_terms=False))) == {
+        "app/pipeline.py": 10.0, "text/lexer.py": 2.0}
+
+
+def test_features_lists_the_boolean_switches() -> None:
+    switches = tuple(f.name for f in dataclasses.fields(Ranking) if isinstance(getattr(Ranking(), f.name), bool))
+    assert switches == FEATURES
+    assert {"definitions", "path_terms", "one_per_file", "path_priors", "centrality", "binary_vectors"} <= set(
+        FEATURES)
+    assert FEATURES[0] == "definitions" and FEATURES[-1] == "binary_vectors"
+    assert {f.name for f in dataclasses.fields(Ranking)} - set(FEATURES) == {"k", "without"}
+    assert all(getattr(Ranking(), feature) is True for feature in FEATURES)
+    assert Ranking().k is None and Ranking().without == frozenset()
