@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from .profiles import (
     BOOST_CAP,
     BOOST_SLOPE,
-    COHERENCE_MIN_SHARE,
     DEMOTE_FACTOR,
     DEMOTED_DIRS,
     DEMOTED_NAME_MARKERS,
@@ -215,8 +214,7 @@ def _result(
 ) -> FusedResult:
     """The file's result at its best cluster; `demote` is the demotion factor when the file is demoted."""
     hit = best.representative.hit
-    strong = [other.total for other in others if other.total >= COHERENCE_MIN_SHARE * best.total]
-    added = coherence * sum(strong[:FILE_COHERENCE_CHUNKS])
+    added = coherence * sum(other.total for other in others[:FILE_COHERENCE_CHUNKS])
     spans = {e.hit.span for s in (best, *others) for e in s.cluster.entries}
     spans.discard(hit.span)
     kind = hit.kind or next((e.hit.kind for e in best.cluster.entries if e.hit.kind), None)

@@ -153,11 +153,9 @@ FUSED_DEFINITION_BOOST: Final = 2.0
 # semble's set: +0.02 NDCG@10 over the same words counted in BM25 alone.
 FUSED_PATH_TERM_BOOST: Final = 1.0
 # File-level aggregation for understanding questions: a file's score is its best chunk's plus this
-# share of its next FILE_COHERENCE_CHUNKS chunks' (a file with several good chunks is about the topic),
-# counting only chunks that score at least COHERENCE_MIN_SHARE of the best (weak ones are noise).
+# share of its next FILE_COHERENCE_CHUNKS chunks' (a file with several good chunks is about the topic).
 FILE_COHERENCE: Final = 0.1
 FILE_COHERENCE_CHUNKS: Final = 3
-COHERENCE_MIN_SHARE: Final = 0.7
 # Intents for which a stated name's definition is the answer. Not references or impact: there the
 # definition is the one place that is not an answer.
 DEFINITION_INTENTS: Final[frozenset[str]] = frozenset({FIND_DEFINITION, UNDERSTAND_CODE, FIND_SIMILAR, EXACT_MATCH})

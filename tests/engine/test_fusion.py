@@ -7,6 +7,7 @@ import math
 import pytest
 
 from fourfold.engine.fusion import FusedResult, boost, fuse, is_demoted_path
+from fourfold.engine.profiles import FILE_COHERENCE_CHUNKS
 from fourfold.engine.records import Hit, Span
 
 
@@ -302,3 +303,106 @@ def test_one_per_file_off_lists_each_cluster_of_a_file() -> None:
     assert [(r.path, r.symbol) for r in merged] == [("a.py", "first"), ("b.py", "other")]
     assert merged[0].matches == [Span(10, 0, 15, 0)]
     assert merged[0].score == _approx(1.0)
+
+
+# --- file coherence ------------------------------------------------------------------------------
+# With k = 10 and one modality of weight 1, rank r scores 1/(11 + r).
+
+
+def _chunks(path: str, count: int, start: int = 0) -> list[Hit]:
+    """`count` separate functions of `path` (one cluster each)."""
+    return [_hit(path, 10 * i, 10 * i + 5, f"f{i}", "function") for i in range(start, start + count)]
+
+
+def test_profile_numbers_these_tests_rely_on() -> None:
+    assert FILE_COHERENCE_CHUNKS == 3
+
+
+def test_coherence_adds_its_share_of_the_next_three_chunks() -> None:
+    (result,) = fuse({"text": _chunks("a.py", 6)}, {"text": 1.0}, 10, _flat, coherence=0.1)
+    added = 0.1 * (1 / 12 + 1 / 13 + 1 / 14)  # ranks 1-3; ranks 4 and 5 are beyond the three that count
+    assert result.coherence == _approx(added)
+    assert result.score == _approx(1 / 11 + added)
+    assert result.contributions == {"text": _approx(1 / 11)}  # the best chunk's own contributions are untouched
+    assert result.symbol == "f0"
+    assert len(result.matches) == 5
+
+
+def test_coherence_counts_at_most_three_chunks() -> None:
+    four = fuse({"text": _chunks("a.py", 4)}, {"text": 1.0}, 10, _flat, coherence=0.1)[0]
+    five = fuse({"text": _chunks("a.py", 5)}, {"text": 1.0}, 10, _flat, coherence=0.1)[0]
+    assert four.coherence == _approx(0.1 * (1 / 12 + 1 / 13 + 1 / 14))
+    assert five.coherence == four.coherence
+
+
+def test_coherence_counts_a_files_weaker_chunks_too() -> None:
+    # a.py at ranks 0 and 5, b.py in between: a.py's rank-5 chunk still adds its share
+    hits = _chunks("a.py", 1) + _chunks("b.py", 4) + _chunks("a.py", 1, start=1)
+    by_path = {r.path: r for r in fuse({"text": hits}, {"text": 1.0}, 10, _flat, coherence=0.1)}
+    assert by_path["a.py"].coherence == _approx(0.1 / 16)
+    assert by_path["a.py"].score == _approx(1 / 11 + 0.1 / 16)
+    assert by_path["b.py"].coherence == _approx(0.1 * (1 / 13 + 1 / 14 + 1 / 15))
+
+
+def test_coherence_never_takes_other_files_chunks() -> None:
+    hits = _chunks("a.py", 1) + _chunks("b.py", 1) + _chunks("c.py", 1)
+    results = fuse({"text": hits}, {"text": 1.0}, 10, _flat, coherence=0.1)
+    assert [r.coherence for r in results] == [0.0, 0.0, 0.0]
+
+
+def test_coherence_zero_adds_nothing() -> None:
+    default = fuse({"text": _chunks("a.py", 4)}, {"text": 1.0}, 10, _flat)[0]
+    zero = fuse({"text": _chunks("a.py", 4)}, {"text": 1.0}, 10, _flat, coherence=0.0)[0]
+    assert default == zero
+    assert zero.coherence == 0.0
+    assert zero.score == _approx(1 / 11)
+
+
+def test_coherence_lets_a_file_about_the_topic_overtake_one_good_chunk() -> None:
+    # lone.py holds rank 0; topic.py ranks 1-3: 1/12 + 0.5 × (1/13 + 1/14) = 0.1574 > 1/11
+    hits = _chunks("lone.py", 1) + _chunks("topic.py", 3)
+    assert [r.path for r in fuse({"text": hits}, {"text": 1.0}, 10, _flat)] == ["lone.py", "topic.py"]
+    results = fuse({"text": hits}, {"text": 1.0}, 10, _flat, coherence=0.5)
+    assert [r.path for r in results] == ["topic.py", "lone.py"]
+    assert results[0].score == _approx(1 / 12 + 0.5 * (1 / 13 + 1 / 14))
+
+
+def test_coherence_counts_the_other_chunks_boosted_totals() -> None:
+    best = _hit("a.py", 0, 5, "best", "function")
+    hub = _hit("a.py", 10, 15, "Hub", "function")
+    centrality = {"best": 0.0, "Hub": math.e - 1}  # boost 1.3
+    (result,) = fuse({"text": [best, hub]}, {"text": 1.0}, 10, lambda h: centrality[h.symbol or ""], coherence=0.1)
+    # best 1/11; Hub 1.3/12 = 0.1083 is the better cluster, so it leads and best adds its share
+    assert result.symbol == "Hub"
+    assert result.coherence == _approx(0.1 / 11)
+    assert result.score == _approx(1.3 / 12 + 0.1 / 11)
+
+
+def test_one_cluster_per_result_has_no_coherence() -> None:
+    spread = fuse({"text": _chunks("a.py", 4)}, {"text": 1.0}, 10, _flat, one_per_file=False, coherence=0.1)
+    assert len(spread) == 4
+    assert all(r.coherence == 0.0 for r in spread)
+    assert [r.score for r in spread] == [_approx(1 / 11), _approx(1 / 12), _approx(1 / 13), _approx(1 / 14)]
+
+
+def test_score_is_contributions_plus_coherence_times_prior_and_demotion() -> None:
+    hits = _chunks("vendor/a.py", 3) + _chunks("src/b.py", 2)
+    results = fuse({"text": hits}, {"text": 1.0}, 10, _flat, coherence=0.2,
+                   prior=lambda path: 0.3 if path.startswith("vendor/") else 1.5)
+    by_path = {r.path: r for r in results}
+    vendored, plain = by_path["vendor/a.py"], by_path["src/b.py"]
+    assert vendored.demoted and vendored.prior == 0.3
+    assert vendored.coherence == _approx(0.2 * (1 / 12 + 1 / 13))
+    assert vendored.score == _approx((1 / 11 + 0.2 * (1 / 12 + 1 / 13)) * 0.3 * 0.5)
+    assert not plain.demoted and plain.prior == 1.5
+    assert plain.score == _approx((1 / 14 + 0.2 / 15) * 1.5)
+    for result in results:
+        factor = 0.5 if result.demoted else 1.0
+        assert result.score == _approx((sum(result.contributions.values()) + result.coherence) * result.prior * factor)
+
+
+def test_a_definition_sets_defines_and_doubles_its_contributions_not_boost() -> None:
+    definition = _hit("a.py", 0, 5, "Tokenizer", "class")
+    (result,) = fuse({"text": [definition]}, {"text": 1.0}, 0, _flat, names=frozenset({"Tokenizer"}), coherence=0.1)
+    assert result.defines and result.boost == 1.0 and result.prior == 1.0 and result.coherence == 0.0
+    assert result.score == _approx(2.0)

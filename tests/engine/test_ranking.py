@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 
 import pytest
 
@@ -11,6 +12,7 @@ from fourfold.engine.profiles import (
     DEFINITION_BOOST,
     EMBEDDED_NAME_SCALE,
     EXAMPLE_PRIOR,
+    FUSED_PATH_TERM_BOOST,
     NAMED_FILE_SCALE,
     PATH_TERM_BOOST,
     REEXPORT_PRIOR,
@@ -24,6 +26,7 @@ from fourfold.engine.ranking import (
     asks_about_tests,
     boost_chunks,
     defines,
+    file_prior,
     last_name,
     path_prior,
     path_term_ratio,
@@ -299,9 +302,8 @@ def test_switching_definitions_off_does_not_switch_path_terms_on(named_class: Ch
     scored = [(usage, 10.0), (named_class, 2.0)]
     assert _scores(boost_chunks(scored, "Tokenizer", Ranking(definitions=False))) == {
         "app/pipeline.py": 10.0, "text/tokenizer.py": 2.0}, (
-        "BUG engine/ranking.py boost_chunks: with definitions off `names` is empty, so `not names.whole` lets "
-        "the whole-symbol query `Tokenizer` take the path-term boost the full engine never gives it "
-        "(text/tokenizer.py 2.0 -> 12.0); the -definitions ablation then measures definitions minus path terms")
+        "a whole-symbol query takes no path-term boost whatever the definitions switch says; otherwise the "
+        "-definitions ablation measures definitions minus path terms (text/tokenizer.py 2.0 -> 12.0)")
 
 
 def test_path_terms_switch_turns_the_path_boost_off(lexer_class: Chunk, usage: Chunk) -> None:
@@ -313,9 +315,78 @@ def test_path_terms_switch_turns_the_path_boost_off(lexer_class: Chunk, usage: C
 def test_features_lists_the_boolean_switches() -> None:
     switches = tuple(f.name for f in dataclasses.fields(Ranking) if isinstance(getattr(Ranking(), f.name), bool))
     assert switches == FEATURES
-    assert {"definitions", "path_terms", "one_per_file", "path_priors", "centrality", "binary_vectors"} <= set(
-        FEATURES)
+    assert {"definitions", "path_terms", "one_per_file", "file_aggregation", "path_priors", "centrality",
+            "binary_vectors"} <= set(FEATURES)
     assert FEATURES[0] == "definitions" and FEATURES[-1] == "binary_vectors"
     assert {f.name for f in dataclasses.fields(Ranking)} - set(FEATURES) == {"k", "without"}
     assert all(getattr(Ranking(), feature) is True for feature in FEATURES)
     assert Ranking().k is None and Ranking().without == frozenset()
+
+
+# --- file_prior ----------------------------------------------------------------------------------
+
+CACHE_QUESTION = "how is the cache evicted"  # keywords cache, evicted
+
+
+def _prior(query: str, ranking: Ranking, named: bool = True) -> Callable[[str], float]:
+    prior = file_prior(query, ranking, named)
+    assert prior is not None
+    return prior
+
+
+def test_file_prior_demotes_a_test_file_that_names_no_question_word() -> None:
+    assert _prior(CACHE_QUESTION, Ranking())("tests/test_retry.py") == pytest.approx(TEST_PRIOR)
+    assert _prior(CACHE_QUESTION, Ranking())("store/memory.py") == 1.0
+
+
+def test_file_prior_lifts_a_file_named_after_the_question_words() -> None:
+    prior = _prior(CACHE_QUESTION, Ranking())
+    assert prior("store/cache.py") == pytest.approx(1.0 + FUSED_PATH_TERM_BOOST * 0.5)  # names cache, not evicted
+    assert prior("cache/evicted.py") == pytest.approx(1.0 + FUSED_PATH_TERM_BOOST)  # folder and stem: both
+    assert prior("store/cache.py") > prior("store/memory.py")
+
+
+def test_file_prior_multiplies_the_test_prior_and_the_name_lift() -> None:
+    prior = _prior(CACHE_QUESTION, Ranking())
+    assert prior("tests/test_cache.py") == pytest.approx(TEST_PRIOR * (1.0 + FUSED_PATH_TERM_BOOST * 0.5))
+    assert prior("examples/__init__.py") == pytest.approx(EXAMPLE_PRIOR * REEXPORT_PRIOR)
+
+
+def test_file_prior_for_a_question_about_tests_keeps_test_files_whole() -> None:
+    prior = _prior("which tests cover the cache", Ranking())  # keywords tests, cover, cache
+    assert prior("tests/test_cache.py") == pytest.approx(1.0 + FUSED_PATH_TERM_BOOST * 2 / 3)
+    assert prior("tests/test_retry.py") == pytest.approx(1.0 + FUSED_PATH_TERM_BOOST / 3)  # `tests` folder only
+    assert _prior("which tests cover the cache", Ranking(), named=False)("tests/test_cache.py") == 1.0
+
+
+def test_file_prior_not_named_ignores_the_question_words() -> None:
+    prior = _prior(CACHE_QUESTION, Ranking(), named=False)
+    assert prior("store/cache.py") == 1.0
+    assert prior("tests/test_cache.py") == pytest.approx(TEST_PRIOR)
+    assert prior("pkg/__init__.py") == pytest.approx(REEXPORT_PRIOR)
+
+
+def test_file_prior_is_none_when_neither_switch_can_act() -> None:
+    assert file_prior(CACHE_QUESTION, Ranking(path_priors=False, path_terms=False)) is None
+    assert file_prior(CACHE_QUESTION, Ranking(path_priors=False), named=False) is None  # names are all it had
+    assert file_prior(CACHE_QUESTION, Ranking(path_terms=False), named=False) is not None
+
+
+def test_file_prior_with_path_terms_off_keeps_the_path_priors() -> None:
+    prior = _prior(CACHE_QUESTION, Ranking(path_terms=False))
+    assert prior("store/cache.py") == 1.0
+    assert prior("tests/test_cache.py") == pytest.approx(TEST_PRIOR)
+    assert prior("types/cache.d.ts") == pytest.approx(TYPE_STUB_PRIOR)
+
+
+def test_file_prior_with_path_priors_off_keeps_the_name_lift() -> None:
+    prior = _prior(CACHE_QUESTION, Ranking(path_priors=False))
+    assert prior("tests/test_cache.py") == pytest.approx(1.0 + FUSED_PATH_TERM_BOOST * 0.5)
+    assert prior("tests/test_retry.py") == 1.0
+    assert prior("examples/compat/__init__.py") == 1.0
+
+
+def test_file_prior_of_a_question_without_keywords_is_the_path_prior() -> None:
+    prior = _prior("how is it to be", Ranking())  # stop words and short words only
+    assert prior("pkg/how.py") == 1.0
+    assert prior("tests/test_how.py") == pytest.approx(TEST_PRIOR)

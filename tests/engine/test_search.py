@@ -6,11 +6,13 @@ import shutil
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from fourfold.engine import QueryError, SearchError, SearchRequest, Settings, Workspace
 from fourfold.engine.intent import Classification
+from fourfold.engine.profiles import FILE_COHERENCE, FUSED_PATH_TERM_BOOST, TEST_PRIOR
 from fourfold.engine.ranking import Ranking
 from fourfold.engine.records import Hit, Span
 from fourfold.engine.search import ModalityReport, Searcher
@@ -171,3 +173,140 @@ def test_an_ablations_k_overrides_the_presets(workspace: Workspace) -> None:
     assert workspace.search(SearchRequest("how does retry work", preset="thorough")).k == 60
     workspace.ranking = Ranking(k=5)
     assert workspace.search(SearchRequest("how does retry work", preset="thorough")).k == 5
+
+
+# --- file priors and file coherence per intent ---------------------------------------------------
+# "how does retry work" has the keywords retry and work: `inventory/retry.py` names one of two.
+NAMED_LIFT = 1.0 + FUSED_PATH_TERM_BOOST * 0.5
+TEST_FILE = "inventory/tests/test_retry.py"
+TEST_SOURCE = """from inventory.retry import retry
+
+
+def test_retry_gives_up_after_the_last_attempt():
+    calls = []
+    retry(lambda: calls.append(1), attempts=3)
+    assert len(calls) == 3
+"""
+
+
+@pytest.fixture
+def topic_workspace(tmp_path: Path) -> Iterator[Workspace]:
+    """The polyglot fixture plus a test file about retries, which priors should demote for a question."""
+    root = tmp_path / "polyglot"
+    shutil.copytree(FIXTURE, root)
+    (root / TEST_FILE).parent.mkdir()
+    (root / TEST_FILE).write_text(TEST_SOURCE)
+    opened = Workspace(root, Settings(index_dir=str(tmp_path / "index"), semantic_backend="none"), background=False)
+    opened.refresh()
+    yield opened
+    opened.close()
+
+
+def _rows(workspace: Workspace, request: SearchRequest) -> dict[str, dict[str, Any]]:
+    response = workspace.search(request).to_dict()
+    assert response["results"], f"no results for {request}"
+    return {row["path"]: row for row in response["results"]}
+
+
+def _assert_score_identity(row: dict[str, Any]) -> None:
+    """score == (sum(contributions) + coherence) × prior × (demotion factor when demoted), up to rounding."""
+    factor = 0.5 if row["demoted"] else 1.0
+    expected = (sum(row["contributions"].values()) + row["coherence"]) * row["prior"] * factor
+    assert row["score"] == pytest.approx(expected, abs=5e-6), row
+
+
+def test_understand_code_results_carry_prior_coherence_and_defines(topic_workspace: Workspace) -> None:
+    response = topic_workspace.search(SearchRequest("how does retry work"))
+    assert response.intent == "understand_code" and response.fusion_strategy == "rrf"
+    rows = {row["path"]: row for row in response.to_dict()["results"]}
+    for row in rows.values():
+        assert {"defines", "prior", "coherence"} <= row.keys()
+        assert isinstance(row["defines"], bool)
+        _assert_score_identity(row)
+    assert rows["inventory/retry.py"]["prior"] == pytest.approx(NAMED_LIFT)  # named after the question's words
+    assert rows["README.md"]["prior"] == 1.0
+    assert rows[TEST_FILE]["prior"] == pytest.approx(TEST_PRIOR * NAMED_LIFT)
+    assert any(row["coherence"] > 0 for row in rows.values())
+    assert next(iter(rows)) == "inventory/retry.py"  # results come best first
+
+
+def test_find_similar_has_path_priors_without_the_name_lift_or_coherence(topic_workspace: Workspace) -> None:
+    rows = _rows(topic_workspace, SearchRequest("how does retry work", intent="find_similar"))
+    assert rows["inventory/retry.py"]["prior"] == 1.0
+    assert rows[TEST_FILE]["prior"] == pytest.approx(TEST_PRIOR)
+    for row in rows.values():
+        assert row["coherence"] == 0.0
+        _assert_score_identity(row)
+
+
+def test_find_references_has_no_prior_and_no_coherence(topic_workspace: Workspace) -> None:
+    rows = _rows(topic_workspace, SearchRequest("who calls retry", intent="find_references"))
+    assert TEST_FILE in rows  # a test that calls retry is a reference, listed at full score
+    for row in rows.values():
+        assert row["prior"] == 1.0
+        assert row["coherence"] == 0.0
+        _assert_score_identity(row)
+
+
+def test_file_aggregation_off_gives_no_coherence(topic_workspace: Workspace) -> None:
+    request = SearchRequest("how does retry work")
+    assert any(row["coherence"] > 0 for row in _rows(topic_workspace, request).values())
+    topic_workspace.ranking = Ranking(file_aggregation=False)
+    rows = _rows(topic_workspace, request)
+    assert rows["inventory/retry.py"]["prior"] == pytest.approx(NAMED_LIFT)  # the other features stay on
+    for row in rows.values():
+        assert row["coherence"] == 0.0
+        _assert_score_identity(row)
+
+
+# Two separate chunks of the test file lead, the named file follows: with a pinned intent the route is
+# direct (text alone, no boosts), so every figure can be computed by hand.
+TOPIC_HITS = (hit(TEST_FILE, 0), hit(TEST_FILE, 4), hit("inventory/retry.py", 1))
+
+
+def _search(snapshot: Snapshot, query: str, intent: str, ranking: Ranking | None = None) -> dict[str, Any]:
+    retrievers = {m: fixed(*TOPIC_HITS) for m in ("text", "structural", "graph")}
+    searcher = Searcher(retrievers, semantic_available=lambda: False, ranking=ranking)
+    response = searcher.search(snapshot, SearchRequest(query, intent=intent))
+    assert response.fusion_strategy == "direct"
+    (modality,) = [m for m, report in response.modalities.items() if report.ran]
+    return {"k": response.k, "weight": response.modalities[modality].weight,
+            "results": {r.path: r for r in response.results}}
+
+
+def test_searcher_understand_code_applies_coherence_and_the_named_prior(snapshot: Snapshot) -> None:
+    found = _search(snapshot, "how does retry work", "understand_code")
+    weight, k, results = found["weight"], found["k"], found["results"]
+    tests, named = results[TEST_FILE], results["inventory/retry.py"]
+    assert tests.contributions == {"text": pytest.approx(weight / (k + 1))}
+    assert tests.coherence == pytest.approx(FILE_COHERENCE * weight / (k + 2))  # its second chunk, rank 1
+    assert tests.prior == pytest.approx(TEST_PRIOR * NAMED_LIFT)
+    expected = (weight / (k + 1) + FILE_COHERENCE * weight / (k + 2)) * TEST_PRIOR * NAMED_LIFT
+    assert tests.score == pytest.approx(expected)
+    assert named.coherence == 0.0
+    assert named.score == pytest.approx(weight / (k + 3) * NAMED_LIFT)
+    assert list(results) == ["inventory/retry.py", TEST_FILE]
+
+
+def test_searcher_file_aggregation_off_keeps_the_prior_and_drops_coherence(snapshot: Snapshot) -> None:
+    found = _search(snapshot, "how does retry work", "understand_code", Ranking(file_aggregation=False))
+    weight, k, tests = found["weight"], found["k"], found["results"][TEST_FILE]
+    assert tests.coherence == 0.0
+    assert tests.prior == pytest.approx(TEST_PRIOR * NAMED_LIFT)
+    assert tests.score == pytest.approx(weight / (k + 1) * TEST_PRIOR * NAMED_LIFT)
+
+
+def test_searcher_find_similar_prior_has_no_name_lift(snapshot: Snapshot) -> None:
+    results = _search(snapshot, "how does retry work", "find_similar")["results"]
+    assert results["inventory/retry.py"].prior == 1.0
+    assert results[TEST_FILE].prior == pytest.approx(TEST_PRIOR)
+    assert results[TEST_FILE].coherence == 0.0
+
+
+def test_searcher_find_references_has_no_prior_and_no_coherence(snapshot: Snapshot) -> None:
+    found = _search(snapshot, "who calls retry", "find_references")
+    weight, k, results = found["weight"], found["k"], found["results"]
+    assert results[TEST_FILE].prior == 1.0 and results[TEST_FILE].coherence == 0.0
+    assert results[TEST_FILE].score == pytest.approx(weight / (k + 1))
+    assert results["inventory/retry.py"].prior == 1.0
+    assert list(results) == [TEST_FILE, "inventory/retry.py"]
