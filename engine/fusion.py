@@ -26,7 +26,7 @@ from .profiles import (
     FUSED_DEFINITION_BOOST,
     MODALITIES,
 )
-from .ranking import defines
+from .ranking import DEFINITION_KINDS, defines
 from .records import Hit, Span
 
 __all__ = ["FusedResult", "boost", "fuse", "is_demoted_path"]
@@ -178,6 +178,11 @@ class _Scored:
     total: float
 
 
+# Hits that show a definition itself (its symbol, or the chunk that opens it) rather than a window
+# of its body: a result that is a definition is shown at its head.
+HEAD_KINDS = frozenset({"definition"}) | (DEFINITION_KINDS - {"module", "namespace"})
+
+
 def _score(
     cluster: _Cluster, weights: Mapping[str, float], k: int, centrality: Callable[[Hit], float],
     names: frozenset[str],
@@ -196,8 +201,9 @@ def _score(
     factor = lift * (FUSED_DEFINITION_BOOST if defined else 1.0)
     contributions = {m: weights.get(m, 0.0) * factor / (k + r + 1) for m, r in ranks.items()}
     order = _modality_order(ranks)
+    heads = [e for e in cluster.entries if e.hit.kind in HEAD_KINDS] if cluster.symbol is not None else []
     representative = min(
-        cluster.entries,
+        heads or cluster.entries,
         key=lambda e: (-contributions[e.modality], order.index(e.modality), e.rank),
     )
     return _Scored(cluster, representative, contributions, ranks, lift, defined, sum(contributions.values()))

@@ -10,7 +10,7 @@ of knowledge into a score adjustment, and each can be switched off (`Ranking`) s
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from functools import lru_cache
 from pathlib import PurePosixPath
@@ -59,7 +59,9 @@ class Ranking:
     ten files answers a question better than ten chunks of one. `file_aggregation` adds a share of a
     file's next best chunks to its score for an understanding question.
     `k` overrides the preset's RRF constant; `without` removes modalities from every route;
-    `binary_vectors` off scores every vector exactly instead of a binary shortlist rescored in float.
+    `binary_vectors` off scores every vector exactly instead of a binary shortlist rescored in float;
+    `weights` replaces rows of the DESIGN §3 weight table on fused routes (`bench/fit_weights.py`
+    measures alternatives with it; the shipped table is `profiles.WEIGHTS`).
     """
 
     definitions: bool = True
@@ -71,6 +73,7 @@ class Ranking:
     binary_vectors: bool = True
     k: int | None = None
     without: frozenset[str] = field(default_factory=frozenset)
+    weights: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
 
 
 # The switchable ranking features, in the order an ablation table lists them.

@@ -232,11 +232,13 @@ class Searcher:
         classified = time.perf_counter()
         ranking = self.ranking
         preset = request.preset or self.default_preset
-        route = _adjusted(plan_route(classification, preset, request.modes, self.semantic_available()), ranking)
+        route = _adjusted(plan_route(classification, preset, request.modes, self.semantic_available()), ranking,
+                          classification.intent)
         reports, ranked = self._run(snapshot, request, classification, route)
         strategy = route.strategy
         if route.strategy == "direct" and not any(ranked.values()):
-            route = _adjusted(rescue_route(route, classification, self.semantic_available()), ranking)
+            route = _adjusted(rescue_route(route, classification, self.semantic_available()), ranking,
+                              classification.intent)
             strategy = "rescued"
             more_reports, ranked = self._run(snapshot, request, classification, route)
             reports.update(more_reports)
@@ -313,12 +315,15 @@ class Searcher:
         return reports, ranked
 
 
-def _adjusted(route: Route, ranking: Ranking) -> Route:
-    """The route with the modalities an ablation removed taken out, and its k overridden."""
-    if not ranking.without and ranking.k is None:
+def _adjusted(route: Route, ranking: Ranking, intent: str) -> Route:
+    """The route with the modalities an ablation removed taken out, its k overridden, and (fused
+    routes only) its weights taken from an alternative table's row for `intent`."""
+    row = ranking.weights.get(intent)
+    if not ranking.without and ranking.k is None and (row is None or not route.fused):
         return route
     modalities = tuple(m for m in route.modalities if m not in ranking.without)
-    weights = {m: w for m, w in route.weights.items() if m not in ranking.without}
+    weights = {m: (row.get(m, 0.0) if row is not None and route.fused else w)
+               for m, w in route.weights.items() if m in modalities}
     return replace(route, modalities=modalities, weights=weights, k=ranking.k if ranking.k is not None else route.k)
 
 

@@ -406,3 +406,14 @@ def test_a_definition_sets_defines_and_doubles_its_contributions_not_boost() -> 
     (result,) = fuse({"text": [definition]}, {"text": 1.0}, 0, _flat, names=frozenset({"Tokenizer"}), coherence=0.1)
     assert result.defines and result.boost == 1.0 and result.prior == 1.0 and result.coherence == 0.0
     assert result.score == _approx(2.0)
+
+
+def test_a_definition_result_is_shown_at_its_head_not_at_a_window_of_its_body() -> None:
+    body = _hit("core/Axios.js", 230, 240, "Axios", "gap")  # a window of the class body, ranked first
+    head = _hit("core/Axios.js", 14, 21, "Axios", "definition")  # the chunk that opens the class
+    (result,) = fuse({"semantic": [body], "text": [head]}, {"semantic": 0.5, "text": 0.2}, 40, _flat)
+    assert result.span == head.span
+    assert result.matches == [body.span]
+    (loose,) = fuse({"semantic": [_hit("a.js", 230, 240, None, "gap"), _hit("a.js", 235, 236, None, "gap")]},
+                    {"semantic": 1.0}, 40, _flat)
+    assert loose.span == Span(230, 0, 240, 0)  # no definition in the cluster: the best hit stands

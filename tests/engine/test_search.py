@@ -175,6 +175,18 @@ def test_an_ablations_k_overrides_the_presets(workspace: Workspace) -> None:
     assert workspace.search(SearchRequest("how does retry work", preset="thorough")).k == 5
 
 
+def test_an_alternative_weight_row_replaces_the_tables_on_fused_routes_only(workspace: Workspace) -> None:
+    question = SearchRequest("how does retry work")
+    shipped = workspace.search(question)
+    assert shipped.fusion_strategy == "rrf" and shipped.modalities["text"].weight == 0.2
+    workspace.ranking = Ranking(weights={"understand_code": {"semantic": 0.3, "text": 0.6, "structural": 0.0}})
+    fitted = workspace.search(question)
+    assert fitted.modalities["text"].weight == 0.6
+    assert fitted.modalities["structural"].ran is False  # weight 0 never runs
+    direct = workspace.search(SearchRequest("who calls load_settings"))  # find_references: no row given
+    assert direct.fusion_strategy == "direct" and direct.modalities["graph"].weight == 0.5
+
+
 # --- file priors and file coherence per intent ---------------------------------------------------
 # "how does retry work" has the keywords retry and work: `inventory/retry.py` names one of two.
 NAMED_LIFT = 1.0 + FUSED_PATH_TERM_BOOST * 0.5
