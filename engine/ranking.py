@@ -108,6 +108,8 @@ _EMBEDDED = re.compile(
     r"\b(?:[A-Z][a-z0-9]+[A-Z]\w*|[a-z][a-z0-9]*[A-Z]\w*|[A-Za-z][A-Za-z0-9]*_\w+)\b|(?<=\s)[A-Z][A-Za-z0-9]+\b"
 )
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# A qualified name inside a sentence (`how res.send encodes the body`): it names its last part.
+_DOTTED = re.compile(r"\b[A-Za-z_]\w+(?:(?:\.|::|->|#)[A-Za-z_]\w+)+\b")
 
 
 @lru_cache(maxsize=1024)
@@ -117,7 +119,8 @@ def stated_names(query: str) -> StatedNames:
     if _SYMBOL_QUERY.match(text):
         parts = [part for part in _QUALIFIER.split(text) if part]
         return StatedNames(whole=frozenset({parts[-1]}))
-    return StatedNames(embedded=frozenset(_EMBEDDED.findall(query)))
+    dotted = {_QUALIFIER.split(name)[-1] for name in _DOTTED.findall(query)}
+    return StatedNames(embedded=frozenset(_EMBEDDED.findall(query)) | dotted)
 
 
 def last_name(symbol: str | None) -> str | None:

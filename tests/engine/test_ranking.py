@@ -79,6 +79,8 @@ def test_plain_words_state_no_name(query: str) -> None:
         ("how does the Router match paths", {"Router"}),  # capitalised word after the first
         ("how the Router hands requests to a ViewHandler via load_view", {"Router", "ViewHandler", "load_view"}),
         ("ClientSession reuse across requests", {"ClientSession"}),  # a compound counts even first
+        ("res.send body encoding and ETag generation", {"send", "ETag"}),  # a qualified name: its last part
+        ("how Foo::bar and node->next are used", {"Foo", "bar", "next"}),  # Foo: capitalised
     ],
 )
 def test_code_style_words_inside_a_question_are_embedded_names(query: str, embedded: set[str]) -> None:
@@ -91,6 +93,11 @@ def test_code_style_words_inside_a_question_are_embedded_names(query: str, embed
 
 @pytest.mark.parametrize("query", ["Where are routes matched", "Router matches paths", "How are retries configured"])
 def test_the_first_word_of_a_sentence_is_not_a_name_for_its_capital(query: str) -> None:
+    assert stated_names(query) == StatedNames()
+
+
+@pytest.mark.parametrize("query", ["see e.g. the docs", "what changed in version 1.2.3", "i.e. the parser"])
+def test_abbreviations_and_versions_are_not_qualified_names(query: str) -> None:
     assert stated_names(query) == StatedNames()
 
 
@@ -318,7 +325,7 @@ def test_features_lists_the_boolean_switches() -> None:
     assert {"definitions", "path_terms", "one_per_file", "file_aggregation", "path_priors", "centrality",
             "binary_vectors"} <= set(FEATURES)
     assert FEATURES[0] == "definitions" and FEATURES[-1] == "binary_vectors"
-    assert {f.name for f in dataclasses.fields(Ranking)} - set(FEATURES) == {"k", "without"}
+    assert {f.name for f in dataclasses.fields(Ranking)} - set(FEATURES) == {"k", "without", "weights"}
     assert all(getattr(Ranking(), feature) is True for feature in FEATURES)
     assert Ranking().k is None and Ranking().without == frozenset()
 
