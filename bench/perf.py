@@ -3,6 +3,7 @@
     python bench/perf.py                                   # Django 5.1.4 (bench/fetch_django.sh), 1x 2x 4x
     python bench/perf.py --scales 1,2 --backend none       # no embeddings
     python bench/perf.py --eval-json django-local.json     # add the quality plot from a `fourfold eval --json`
+    python bench/perf.py --replot empty.json --eval-json django.json   # only the quality plot (empty.json: [])
 
 For each scale the corpus is copied that many times into a temporary folder and measured in a fresh
 process (so peak RSS is that scale's own): full index time by modality (text + structural, graph,
@@ -442,7 +443,7 @@ def write_plots(results: Sequence[Figures], eval_jsons: Sequence[Path], folder: 
 
     matplotlib.use("Agg")
     folder.mkdir(parents=True, exist_ok=True)
-    written = [_latency_plot(results[0], folder / "latency.png")]
+    written = [_latency_plot(results[0], folder / "latency.png")] if results else []
     if len(results) > 1:
         written.append(_scaling_plot(results, folder / "scaling.png"))
     written += [_quality_plot(path, folder / f"quality-{path.stem}.png") for path in eval_jsons]
