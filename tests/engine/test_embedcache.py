@@ -4,26 +4,15 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
+from counting import Counting
 
 from fourfold.engine.embedcache import SCHEMA_VERSION, CacheKey, EmbedCache, embed_cached
 from fourfold.engine.embedding import LocalBackend
-
-
-class CountingBackend(LocalBackend):
-    """The real local model, counting how many texts it was asked to embed."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.embedded = 0
-
-    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
-        self.embedded += len(texts)
-        return super().embed_documents(texts)
 
 
 def corpus(count: int = 20) -> dict[str, str]:
@@ -64,12 +53,12 @@ def test_vectors_of_the_wrong_width_are_neither_stored_nor_served(cache: EmbedCa
 def test_unchanged_chunks_are_not_re_embedded_after_a_restart(tmp_path: Path) -> None:
     path = tmp_path / "embeddings.sqlite"
     texts = corpus()
-    first_backend, first_cache = CountingBackend(), EmbedCache(path)
+    first_backend, first_cache = Counting(LocalBackend()), EmbedCache(path)
     first = embed_cached(first_backend, first_cache, texts)
     first_cache.close()
     assert first_backend.embedded == 20
 
-    backend, cache = CountingBackend(), EmbedCache(path)
+    backend, cache = Counting(LocalBackend()), EmbedCache(path)
     texts["new"] = "class Worker: pass"
     progress: list[tuple[int, int]] = []
     second = embed_cached(backend, cache, texts, lambda done, total: progress.append((done, total)))
@@ -172,7 +161,7 @@ def test_many_keys_are_read_in_chunks(cache: EmbedCache) -> None:
 
 
 def test_a_cancelled_pass_returns_what_is_cached(cache: EmbedCache) -> None:
-    backend = CountingBackend()
+    backend = Counting(LocalBackend())
     embed_cached(backend, cache, dict(list(corpus().items())[:5]))
     stop = threading.Event()
     stop.set()

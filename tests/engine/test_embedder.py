@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pytest
+from counting import Counting
 
 from fourfold.engine.embedder import Embedder, StageLimits
 from fourfold.engine.embedding import LocalBackend
@@ -33,30 +34,6 @@ FILES = {
     "def delete_user(db, user_id):\n    db.execute('DELETE FROM users WHERE id = ?', (user_id,))\n",
     "README.md": "# Tools\n\nSmall helpers.\n\n## Config\n\nJSON files.\n\n## Images\n\nThumbnails.\n",
 }
-
-
-class CountingMiniLM(MiniLMBackend):
-    """The real MiniLM model, counting the texts it embeds."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.embedded = 0
-
-    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
-        self.embedded += len(texts)
-        return super().embed_documents(texts)
-
-
-class CountingLocal(LocalBackend):
-    """The real local model, counting the texts it embeds."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.embedded = 0
-
-    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
-        self.embedded += len(texts)
-        return super().embed_documents(texts)
 
 
 @dataclass
@@ -96,8 +73,8 @@ def corpus(tmp_path: Path) -> tuple[Workspace, Path]:
 SMALL_STEPS = StageLimits(step=3)
 
 
-def staged(index: Path, limits: StageLimits = SMALL_STEPS) -> tuple[Embedder, CountingMiniLM, CountingLocal]:
-    slow, fast = CountingMiniLM(), CountingLocal()
+def staged(index: Path, limits: StageLimits = SMALL_STEPS) -> tuple[Embedder, Counting, Counting]:
+    slow, fast = Counting(MiniLMBackend()), Counting(LocalBackend())
     settings = Settings(semantic_backend="minilm", index_dir=str(index))
     return Embedder(settings, index, backend=slow, local=fast, limits=limits), slow, fast
 
@@ -214,7 +191,7 @@ def test_status_shows_the_answering_model_and_the_pending_progress(tmp_path: Pat
 
 def test_local_backend_is_one_stage_as_before(corpus: tuple[Workspace, Path]) -> None:
     workspace, index = corpus
-    fast = CountingLocal()
+    fast = Counting(LocalBackend())
     embedder = Embedder(Settings(semantic_backend="local"), index, backend=fast)
     seen: list[Seen] = []
     embedder.run(workspace.snapshot(), watch(embedder, seen))
