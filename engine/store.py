@@ -29,7 +29,7 @@ from .graph import paused_gc
 from .records import FileRecord, ParsedFile
 
 # Bump whenever the row layout, a record's fields, or anything derived from parsing changes meaning.
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 INDEX_FILE = "index.sqlite"
 
 

@@ -304,6 +304,9 @@ def _nest(scopes: list[_Scope], language: str) -> None:
         while stack and stack[-1].outer.end_byte <= scope.outer.start_byte:
             stack.pop()
         parent = stack[-1] if stack else None
+        if parent is not None and _restates(parent, scope):
+            scope.symbol = False  # `app.set = function set() {…}` is one definition, not `set` and `set.set`
+            continue
         prefix = parent.qualified if parent else ""
         if scope.receiver:
             scope.container = scope.receiver
@@ -315,6 +318,12 @@ def _nest(scopes: list[_Scope], language: str) -> None:
             is_member = scope.receiver is not None or (parent is not None and parent.kind in class_like)
             scope.kind = "method" if is_member else "function"
         stack.append(scope)
+
+
+def _restates(parent: _Scope, scope: _Scope) -> bool:
+    """Whether `scope` is its parent again: the same name, declared on the parent's first line (a named
+    function expression assigned to a property or variable of that name)."""
+    return parent.symbol and parent.name == scope.name and parent.outer.start_point.row == scope.outer.start_point.row
 
 
 def _symbol(scope: _Scope, path: str, language: str, data: bytes, columns: _Columns) -> Symbol:

@@ -283,3 +283,20 @@ def test_files_without_grammar_get_chunks_only(language: str | None) -> None:
     parsed = parse_file("notes", "def looks_like_code():\n    pass\n", language)
     assert parsed.symbols == () and parsed.references == () and parsed.imports == ()
     assert len(parsed.chunks) == 1
+
+
+def test_a_named_function_assigned_to_its_own_name_is_one_definition() -> None:
+    source = (
+        "app.set = function set(setting, val) {\n"
+        "  function check(value) { return value; }\n"
+        "  return check(val);\n"
+        "};\n"
+        "const load = function load() {};\n"
+        "exports.render = function draw() {};\n"
+    )
+    symbols = parse_file("lib/application.js", source, "javascript").symbols
+    by_name = {(s.qualified, s.kind, s.span.start_line) for s in symbols}
+    assert ("set", "function", 0) in by_name and not any(s.qualified == "set.set" for s in symbols)
+    assert ("set.check", "function", 1) in by_name  # nested definitions hang off the one that stays
+    assert [s.qualified for s in symbols if s.name == "load"] == ["load"]
+    assert {"render", "render.draw"} <= {s.qualified for s in symbols}  # a different name is a different thing
