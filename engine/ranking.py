@@ -15,9 +15,11 @@ from dataclasses import dataclass, field, fields
 from functools import lru_cache
 from pathlib import PurePosixPath
 
+from .languages import DOC_LANGUAGES, detect_language
 from .profiles import (
     COMPAT_PRIOR,
     DEFINITION_BOOST,
+    DOC_PRIOR,
     EMBEDDED_NAME_SCALE,
     EXAMPLE_PRIOR,
     FUSED_PATH_TERM_BOOST,
@@ -234,10 +236,10 @@ def file_prior(query: str, ranking: Ranking, named: bool = True) -> Callable[[st
     if not ranking.path_priors and not (ranking.path_terms and named):
         return None
     keywords = query_keywords(query) if ranking.path_terms and named else frozenset()
-    tests_wanted = asks_about_tests(query)
+    tests_wanted, docs_wanted = asks_about_tests(query), asks_about_docs(query)
 
     def prior(path: str) -> float:
-        base = _path_prior(path, tests_wanted) if ranking.path_priors else 1.0
+        base = _path_prior(path, tests_wanted, docs_wanted) if ranking.path_priors else 1.0
         return base * (1.0 + FUSED_PATH_TERM_BOOST * path_term_ratio(keywords, path)) if keywords else base
 
     return prior
@@ -247,21 +249,31 @@ def file_prior(query: str, ranking: Ranking, named: bool = True) -> Callable[[st
 TEST_WORDS = frozenset({"test", "tests", "testing", "tested", "spec", "specs", "fixture", "fixtures", "mock", "mocks"})
 
 
+# Words that make a question about documentation, so documentation files are no longer lowered for it.
+DOC_WORDS = frozenset({"doc", "docs", "documentation", "documented", "readme", "guide", "tutorial", "changelog"})
+
+
 def path_prior(path: str, query: str = "") -> float:
     """How much to trust a file as the answer to an understanding question, from its path alone."""
-    return _path_prior(path, asks_about_tests(query))
+    return _path_prior(path, asks_about_tests(query), asks_about_docs(query))
 
 
 def asks_about_tests(query: str) -> bool:
     return any(word.lower() in TEST_WORDS for word in _WORD.findall(query))
 
 
+def asks_about_docs(query: str) -> bool:
+    return any(word.lower() in DOC_WORDS for word in _WORD.findall(query))
+
+
 @lru_cache(maxsize=1 << 16)
-def _path_prior(path: str, tests_wanted: bool) -> float:
+def _path_prior(path: str, tests_wanted: bool, docs_wanted: bool = False) -> float:
     normal = path.replace("\\", "/")
     prior = 1.0
     if not tests_wanted and (_TEST_FILE.search(normal) or _TEST_DIR.search(normal)):
         prior *= TEST_PRIOR
+    if not docs_wanted and detect_language(normal) in DOC_LANGUAGES:
+        prior *= DOC_PRIOR
     if _EXAMPLE_DIR.search(normal):
         prior *= EXAMPLE_PRIOR
     if _COMPAT_DIR.search(normal):

@@ -10,6 +10,7 @@ import pytest
 from fourfold.engine.profiles import (
     COMPAT_PRIOR,
     DEFINITION_BOOST,
+    DOC_PRIOR,
     EMBEDDED_NAME_SCALE,
     EXAMPLE_PRIOR,
     FUSED_PATH_TERM_BOOST,
@@ -182,7 +183,7 @@ def test_test_files_and_test_folders_are_demoted(path: str) -> None:
 @pytest.mark.parametrize(
     "path",
     ["pkg/retry.py", "click/testing.py", "rxjs/internal/testing/TestScheduler.ts", "src/contest.py", "src/latest.go",
-     "src/attestation.py", "docs/retry.md"],
+     "src/attestation.py", "docs/conf.py"],
 )
 def test_ordinary_files_and_testing_utilities_keep_full_trust(path: str) -> None:
     assert path_prior(path) == 1.0
@@ -397,3 +398,10 @@ def test_file_prior_of_a_question_without_keywords_is_the_path_prior() -> None:
     prior = _prior("how is it to be", Ranking())  # stop words and short words only
     assert prior("pkg/how.py") == 1.0
     assert prior("tests/test_how.py") == pytest.approx(TEST_PRIOR)
+
+
+@pytest.mark.parametrize("path", ["README.md", "docs/retry.md", "docs/guide.rst", "NOTES.txt"])
+def test_documentation_is_lowered_unless_the_question_is_about_documentation(path: str) -> None:
+    assert path_prior(path, "how does retry work") == pytest.approx(DOC_PRIOR)
+    assert path_prior(path, "where do the docs explain retry") == 1.0
+    assert path_prior(path, "retry README") == 1.0

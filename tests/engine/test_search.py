@@ -12,7 +12,7 @@ import pytest
 
 from fourfold.engine import QueryError, SearchError, SearchRequest, Settings, Workspace
 from fourfold.engine.intent import Classification
-from fourfold.engine.profiles import FILE_COHERENCE, FUSED_PATH_TERM_BOOST, TEST_PRIOR
+from fourfold.engine.profiles import DOC_PRIOR, FILE_COHERENCE, FUSED_PATH_TERM_BOOST, TEST_PRIOR
 from fourfold.engine.ranking import Ranking
 from fourfold.engine.records import Hit, Span
 from fourfold.engine.search import ModalityReport, Searcher
@@ -236,7 +236,7 @@ def test_understand_code_results_carry_prior_coherence_and_defines(topic_workspa
         assert isinstance(row["defines"], bool)
         _assert_score_identity(row)
     assert rows["inventory/retry.py"]["prior"] == pytest.approx(NAMED_LIFT)  # named after the question's words
-    assert rows["README.md"]["prior"] == 1.0
+    assert rows["README.md"]["prior"] == pytest.approx(DOC_PRIOR)  # documentation explains, code does
     assert rows[TEST_FILE]["prior"] == pytest.approx(TEST_PRIOR * NAMED_LIFT)
     assert any(row["coherence"] > 0 for row in rows.values())
     assert next(iter(rows)) == "inventory/retry.py"  # results come best first
