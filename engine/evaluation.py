@@ -372,12 +372,7 @@ def _row(system: str, group: str, outcomes: Sequence[Outcome]) -> Row:
 
 def semble_per_repo(outcomes: Sequence[Outcome]) -> dict[str, dict[str, float]]:
     """Semble's headline: per system, the mean NDCG@10 of each repository's queries."""
-    per: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-    for outcome in outcomes:
-        if outcome.query.semble:
-            value = semble_ndcg(outcome.ranked, outcome.query.gold)
-            per[outcome.system][outcome.query.repo or ""].append(value)
-    return {system: {repo: _mean(values) for repo, values in sorted(repos.items())} for system, repos in per.items()}
+    return semble_per_group(outcomes, lambda query: query.repo)
 
 
 def semble_per_group(

@@ -10,7 +10,7 @@ of knowledge into a score adjustment, and each can be switched off (`Ranking`) s
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from functools import lru_cache
 from pathlib import PurePosixPath
@@ -132,9 +132,9 @@ def last_name(symbol: str | None) -> str | None:
     return _QUALIFIER.split(symbol)[-1] or None
 
 
-def defines(symbol: str | None, kind: str | None, names: Iterable[str]) -> bool:
+def defines(symbol: str | None, kind: str | None, names: Collection[str]) -> bool:
     """Whether a definition of `kind` named `symbol` is one of `names`."""
-    return kind in DEFINITION_KINDS and last_name(symbol) in set(names)
+    return kind in DEFINITION_KINDS and last_name(symbol) in names
 
 
 def _named_file(path: str, name: str) -> bool:
@@ -259,15 +259,19 @@ def path_prior(path: str, query: str = "") -> float:
 
 
 def asks_about_tests(query: str) -> bool:
-    return any(word.lower() in TEST_WORDS for word in _WORD.findall(query))
+    return _mentions(query, TEST_WORDS)
 
 
 def asks_about_docs(query: str) -> bool:
-    return any(word.lower() in DOC_WORDS for word in _WORD.findall(query))
+    return _mentions(query, DOC_WORDS)
+
+
+def _mentions(query: str, words: frozenset[str]) -> bool:
+    return any(word.lower() in words for word in _WORD.findall(query))
 
 
 @lru_cache(maxsize=1 << 16)
-def _path_prior(path: str, tests_wanted: bool, docs_wanted: bool = False) -> float:
+def _path_prior(path: str, tests_wanted: bool, docs_wanted: bool) -> float:
     normal = path.replace("\\", "/")
     prior = 1.0
     if not tests_wanted and (_TEST_FILE.search(normal) or _TEST_DIR.search(normal)):
