@@ -108,6 +108,8 @@ class Workspace:
         self._background = background
         self._centrality_timer: threading.Timer | None = None
         self._graph_behind = False
+        # Files refused on reading, by path: (size, mtime_ns, reason), so an unchanged one is not re-read.
+        self._unreadable: dict[str, tuple[int, int, str]] = {}
         self.state = "loading"
         self.last_error: str | None = self.store.rebuilt_reason
         self.progress = 0.0
@@ -181,14 +183,21 @@ class Workspace:
             candidates = list(walker.walk())
             skipped = {item.path: item.reason for item in walker.skipped}
             present = {candidate.path for candidate in candidates}
+            versions = {c.path: (c.size, c.mtime_ns) for c in candidates}
+            # A file refused on reading (binary, minified) stays refused until its size or mtime changes:
+            # without this, every refresh re-read Django's ~1,400 such files.
+            for path, (size, mtime_ns, reason) in self._unreadable.items():
+                if not full and versions.get(path) == (size, mtime_ns):
+                    skipped[path] = reason
             stale = [
                 c.path
                 for c in candidates
-                if c.path not in current.buffers
+                if c.path not in current.buffers and c.path not in skipped
                 and (full or self._changed(current.files.get(c.path), c.size, c.mtime_ns))
             ]
             removed = [path for path in current.files if path not in present]
             count, pending = self._index_paths(stale, skipped, progress, cancel)
+            self._unreadable = {path: (*versions[path], reason) for path, reason in skipped.items() if path in versions}
             unreadable = [path for path in stale if path in skipped and path in current.files]
             self._apply(pending, removed + unreadable, skipped)
             cancelled = cancel is not None and cancel.is_set()

@@ -1,8 +1,13 @@
-"""The `fourfold` command: index, search, status, eval and serve from a terminal or a script.
+"""The `fourfold` command: index, search, status, eval, serve and mcp from a terminal, a script or an agent.
 
 Scripts and coding agents get the same engine as editors: `--json` prints exactly the object of
-`fourfold.search` (DESIGN §7). Every search first re-checks sizes and mtimes, so results reflect
-the files on disk; a root with no index is indexed first, with progress on stderr.
+`fourfold.search` (DESIGN §7). A search is answered by the root's daemon (`fourfold.lsp.daemon`),
+started on the first call and kept warm, so a call costs about what `rg` costs; `--no-daemon`
+loads the index in this process instead. Either way the disk is re-checked first, so results
+reflect the files as they are, and a root with no index is indexed first, with progress on stderr.
+
+Nothing of the engine is imported at module level: `fourfold --help` and a daemon-answered search
+must not pay seconds for networkx and scipy.
 """
 
 from __future__ import annotations
@@ -14,46 +19,124 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from fourfold.engine import (
-    QueryError,
-    SearchError,
-    SearchRequest,
-    Settings,
-    Workspace,
-    WorkspaceError,
-    parse_settings,
-)
+from fourfold.engine.profiles import INTENTS, MODALITIES, PRESETS
 from fourfold.engine.settings import BACKENDS
-from fourfold.lsp.eval_cli import add_eval_parser
+
+if TYPE_CHECKING:
+    from fourfold.engine import Settings, Workspace
 
 BAR_WIDTH = 30
 MODALITY_LETTERS = {"semantic": "S", "text": "T", "structural": "St", "graph": "G"}
+# The engine's request limits (fourfold.engine.search MAX_QUERY_LENGTH, MAX_LIMIT), for --help only:
+# importing that module costs seconds. tests/lsp/test_cli.py keeps these equal to the engine's.
+HELP_MAX_QUERY_LENGTH = 2000
+HELP_MAX_LIMIT = 500
+
+QUERY_HELP = f"""\
+query syntax (the shape of the question picks the intent; --intent pins it):
+  parseConfig                       an identifier: its definition        (find_definition)
+  def load_settings / class Router  a declaration: that definition       (find_definition)
+  where is parseConfig defined      a definition, asked in words         (find_definition)
+  who calls load_settings           call sites                           (find_references)
+  what depends on Session.send      the blast radius of a change         (impact_analysis)
+  "connection refused"              a literal string                     (exact_match)
+  ValidationError / ECONNREFUSED    an error name                        (exact_match)
+  re:timeout \\d+ or /timeout \\d+/   a regular expression (RE2)          (exact_match)
+  how does retry work               a question, answered by meaning      (understand_code)
+  functions similar to parse_header similar code                         (find_similar)
+  Italian and Vietnamese phrasings work too ("chi chiama", "ai gọi").
+
+intents:    {", ".join(INTENTS)}
+presets:    {", ".join(PRESETS)} (quick: semantic only; default: direct route when the intent is
+            clear, else fused; thorough: all four modalities, always fused)
+modalities: {", ".join(MODALITIES)} (--modes overrides the preset)
+backends:   {", ".join(BACKENDS)} (semantic; local is offline, voyage needs VOYAGE_API_KEY)
+limits:     a query of at most {HELP_MAX_QUERY_LENGTH:,} characters; --limit 1..{HELP_MAX_LIMIT}
+"""
+
+EXAMPLES = """\
+examples:
+  fourfold search "how are retries scheduled" --root .
+  fourfold search parseConfig --json --limit 5
+  fourfold search '"connection refused"' --paths 'src/**' --languages python,go
+  fourfold mcp --root .            # the same engine as MCP tools for a coding agent
+  fourfold daemon stop --root .    # stop the warm index of a root (it stops itself when idle)
+"""
 
 
-class ProgressBar:
-    """A one-line progress bar on stderr when it is a terminal; silent otherwise (logs stay clean)."""
+def _version() -> str:
+    from importlib import metadata
 
-    def __init__(self, stream: TextIO, label: str) -> None:
+    try:
+        return metadata.version("fourfold")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+class _VersionAction(argparse.Action):
+    """`--version`, reading the installed version only when asked (importlib.metadata costs ~40 ms)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        print(f"fourfold {_version()}")
+        parser.exit()
+
+
+class Progress:
+    """Progress on stderr: a bar on a terminal, one line per phase otherwise (logs and agents read those).
+
+    Durations count from when the command started waiting, not from when the engine began the phase."""
+
+    def __init__(self, stream: TextIO, enabled: bool = True) -> None:
         self.stream = stream
-        self.label = label
-        self.enabled = stream.isatty()
+        self.enabled = enabled
+        self.terminal = stream.isatty()
+        self.phase: str | None = None
+        self.phase_started = time.monotonic()
         self.last = 0.0
+        self.total = 0
 
-    def __call__(self, done: int, total: int) -> None:
-        now = time.monotonic()
-        if not self.enabled or (now - self.last < 0.1 and done < total):
+    def update(self, phase: str, done: int, total: int) -> None:
+        if not self.enabled:
             return
-        self.last = now
-        filled = BAR_WIDTH * done // max(total, 1)
-        self.stream.write(f"\r{self.label} [{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {done:,}/{total:,} files")
-        if done >= total:
-            self.stream.write("\n")
+        now = time.monotonic()
+        if phase != self.phase:
+            self.end()
+            self.phase, self.phase_started, self.total = phase, now, total
+            if not self.terminal:
+                size = f" {total:,} files" if phase == "indexing" and total else \
+                    f" {total:,} chunks" if total else ""
+                self.stream.write(f"fourfold: {phase}{size}…\n")
+                self.stream.flush()
+        self.total = max(self.total, total)
+        if self.terminal and (now - self.last >= 0.1 or done >= total):
+            self.last = now
+            filled = BAR_WIDTH * done // max(total, 1)
+            self.stream.write(f"\r{phase.capitalize():<9} [{'#' * filled}{'.' * (BAR_WIDTH - filled)}] "
+                              f"{done:,}/{total:,}")
+            self.stream.flush()
+
+    def counter(self, phase: str) -> Any:
+        """A `(done, total)` callback for the engine's progress hooks."""
+        return lambda done, total: self.update(phase, done, total)
+
+    def end(self) -> None:
+        if self.phase is None or not self.enabled:
+            return
+        seconds = time.monotonic() - self.phase_started
+        self.stream.write(("\n" if self.terminal else "") + f"fourfold: {self.phase} done in {seconds:.1f} s\n")
         self.stream.flush()
+        self.phase = None
 
 
 def _settings(args: argparse.Namespace) -> Settings:
+    from fourfold.engine import parse_settings
+
     values: dict[str, Any] = {}
     if getattr(args, "index_dir", None):
         values["index_dir"] = args.index_dir
@@ -68,47 +151,125 @@ def _settings(args: argparse.Namespace) -> Settings:
 
 
 def _open(args: argparse.Namespace) -> Workspace:
+    from fourfold.engine import Workspace
+
     workspace = Workspace(Path(args.root), _settings(args), background=False)
     if workspace.store.rebuilt_reason:
         print(f"fourfold: {workspace.store.rebuilt_reason}", file=sys.stderr)
     return workspace
 
 
+def _progress(args: argparse.Namespace) -> Progress:
+    return Progress(sys.stderr, enabled=not getattr(args, "no_progress", False))
+
+
+def _daemon_key(args: argparse.Namespace) -> Any:
+    from .daemon import DaemonKey
+
+    return DaemonKey.of(args.root, args.index_dir, args.backend, args.exclude)
+
+
+def _check_root(args: argparse.Namespace) -> None:
+    if not Path(args.root).is_dir():  # the daemon would say the same, after starting for nothing
+        from fourfold.engine import WorkspaceError
+
+        raise WorkspaceError(f"workspace root {Path(args.root).resolve()} does not exist or is not a folder")
+
+
 def cmd_index(args: argparse.Namespace) -> int:
+    started = time.monotonic()
+    progress = _progress(args)
     workspace = _open(args)
     try:
-        stats = workspace.refresh(ProgressBar(sys.stderr, "Indexing"))
+        stats = workspace.refresh(progress.counter("indexing"))
+        progress.end()
         status = workspace.status()
         print(f"Indexed {status['files']:,} files ({stats.indexed:,} re-indexed, {stats.removed:,} removed, "
               f"{stats.unchanged:,} unchanged), {status['symbols']:,} symbols, {status['chunks']:,} chunks "
-              f"in {stats.seconds:.2f} s; index at {workspace.store.folder}")
+              f"in {time.monotonic() - started:.2f} s; index at {workspace.store.folder}")
+        if not status["files"]:
+            print(f"fourfold: 0 files are indexable under {workspace.root} ({status['skipped']:,} skipped)",
+                  file=sys.stderr)
         if not args.no_embed:
-            workspace.embed_pending(progress=ProgressBar(sys.stderr, "Embedding"))
+            workspace.embed_pending(progress=progress.counter("embedding"))
+            progress.end()
     finally:
         workspace.close()
     return 0
 
 
+def _search_values(args: argparse.Namespace) -> dict[str, Any]:
+    values = {
+        "query": args.query, "limit": args.limit, "preset": args.preset, "intent": args.intent,
+        "modes": args.modes.split(",") if args.modes else None, "paths": args.paths,
+        "languages": args.languages.split(",") if args.languages else None,
+    }
+    return {k: v for k, v in values.items() if v is not None}
+
+
 def cmd_search(args: argparse.Namespace) -> int:
-    workspace = _open(args)
-    try:
-        workspace.refresh(ProgressBar(sys.stderr, "Indexing"))
-        if not args.no_embed:  # cached vectors are read, only new or changed chunks are embedded
-            workspace.embed_pending(progress=ProgressBar(sys.stderr, "Embedding"))
-        values = {
-            "query": args.query, "limit": args.limit, "preset": args.preset, "intent": args.intent,
-            "modes": args.modes.split(",") if args.modes else None, "paths": args.paths,
-            "languages": args.languages.split(",") if args.languages else None,
-        }
-        result = workspace.search_dict(SearchRequest.from_mapping({k: v for k, v in values.items() if v is not None}))
-    finally:
-        workspace.close()
+    started = time.monotonic()
+    _check_root(args)
+    result = None if args.no_daemon else _via_daemon(args, {"op": "search", "args": _search_values(args),
+                                                           "wait_embedded": not args.no_embed})
+    if result is None:
+        result = _search_here(args)
     if args.json:
         json.dump(result, sys.stdout, indent=2, ensure_ascii=False)
         sys.stdout.write("\n")
     else:
-        _print_result(result, sys.stdout)
+        _print_result(result, sys.stdout, time.monotonic() - started)
     return 0
+
+
+def _via_daemon(args: argparse.Namespace, message: dict[str, Any]) -> Any:
+    """The daemon's answer, or None when no daemon could be started (the caller then works in-process)."""
+    from . import daemon
+
+    progress = _progress(args)
+    try:
+        answer = daemon.call(_daemon_key(args), message,
+                             lambda update: progress.update(update["phase"], update["done"], update["total"]))
+    except daemon.DaemonError as error:
+        print(f"fourfold: {error}; answering without the daemon", file=sys.stderr)
+        return None
+    except daemon.RemoteError as error:
+        raise _local_error(error) from error
+    finally:
+        progress.end()
+    return answer["result"]
+
+
+def _local_error(error: Any) -> Exception:
+    from fourfold.engine import QueryError, SearchError
+
+    if error.kind == "query":
+        return QueryError(str(error), error.position)
+    return SearchError(str(error))
+
+
+def _search_here(args: argparse.Namespace) -> dict[str, Any]:
+    from fourfold.engine import SearchRequest
+
+    from .warm import why_empty
+
+    progress = _progress(args)
+    workspace = _open(args)
+    try:
+        workspace.refresh(progress.counter("indexing"))
+        progress.end()
+        if not args.no_embed:  # cached vectors are read, only new or changed chunks are embedded
+            workspace.embed_pending(progress=progress.counter("embedding"))
+            progress.end()
+        request = SearchRequest.from_mapping(_search_values(args))
+        result = workspace.search_dict(request)
+        if not result["results"]:
+            reason = why_empty(workspace, request)
+            if reason:
+                result["notes"] = [*result.get("notes", []), reason]
+    finally:
+        workspace.close()
+    return result
 
 
 def _bar(value: float, top: float) -> str:
@@ -116,11 +277,12 @@ def _bar(value: float, top: float) -> str:
     return "█" * cells + "·" * (6 - cells)
 
 
-def _print_result(result: dict[str, Any], out: TextIO) -> None:
+def _print_result(result: dict[str, Any], out: TextIO, waited_s: float | None = None) -> None:
     ran = [m for m, report in result["modalities"].items() if report["ran"]]
+    waited = f" (answered in {1000 * waited_s:.0f} ms)" if waited_s is not None else ""
     out.write(f"{result['intent']} ({result['confidence']:.2f}, rule {result['rule']}) · "
               f"{result['fusion_strategy']} · preset {result['preset']} · ran {', '.join(ran) or 'nothing'} · "
-              f"{result['timings_ms']['total']:.1f} ms\n")
+              f"{result['timings_ms']['total']:.1f} ms{waited}\n")
     for note in result.get("notes", []):
         out.write(f"  note: {note}\n")
     if not result["results"]:
@@ -138,14 +300,40 @@ def _print_result(result: dict[str, Any], out: TextIO) -> None:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    workspace = _open(args)
+    _check_root(args)
+    status = None if args.no_daemon else _via_daemon(args, {"op": "status", "wait_embedded": not args.no_embed})
+    if status is None:
+        progress = _progress(args)
+        workspace = _open(args)
+        try:
+            workspace.refresh(progress.counter("indexing"))
+            progress.end()
+            if not args.no_embed:
+                workspace.embed_pending(progress=progress.counter("embedding"))
+                progress.end()
+            status = workspace.status()
+        finally:
+            workspace.close()
+    print(json.dumps(status, indent=2))
+    return 0
+
+
+def cmd_daemon(args: argparse.Namespace) -> int:
+    from . import daemon
+
+    key = _daemon_key(args)
+    if args.action == "stop":
+        stopped = daemon.stop(key)
+        print(f"stopped the daemon for {key.root}" if stopped else f"no daemon was running for {key.root}")
+        return 0
+    if args.action == "start":
+        _check_root(args)
     try:
-        workspace.refresh(ProgressBar(sys.stderr, "Indexing"))
-        if not args.no_embed:
-            workspace.embed_pending(progress=ProgressBar(sys.stderr, "Embedding"))
-        print(json.dumps(workspace.status(), indent=2))
-    finally:
-        workspace.close()
+        answer = daemon.call(key, {"op": "ping"}, start=args.action == "start")
+    except daemon.DaemonError as error:
+        print(f"fourfold: {error}", file=sys.stderr)
+        return 1
+    print(json.dumps({k: v for k, v in answer.items() if k != "ok"}, indent=2))
     return 0
 
 
@@ -153,6 +341,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from fourfold.lsp.server import run
 
     return run(tcp_port=args.tcp, log_file=args.log_file, verbosity=args.verbose)
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    _check_root(args)
+    from fourfold.lsp.mcp_server import run
+
+    return run(args, _settings(args))
 
 
 def _common(parser: argparse.ArgumentParser, root_positional: bool = False) -> None:
@@ -163,37 +358,69 @@ def _common(parser: argparse.ArgumentParser, root_positional: bool = False) -> N
     parser.add_argument("--index-dir", help="where to keep the index (default: the user cache dir)")
     parser.add_argument("--backend", choices=BACKENDS, help="semantic backend (default: local)")
     parser.add_argument("--exclude", action="append", help="glob to leave out (repeatable)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress lines on stderr")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="fourfold", description=__doc__.splitlines()[0] if __doc__ else None)
+def _served(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--no-daemon", action="store_true",
+                        help="load the index in this process instead of asking the root's warm daemon")
+
+
+def _wants_eval(argv: Sequence[str]) -> bool:
+    """Whether this command line runs `eval`: only then is its parser (and the engine it imports) loaded."""
+    return next((arg for arg in argv if not arg.startswith("-")), None) == "eval"
+
+
+def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
+    formatter = argparse.RawDescriptionHelpFormatter
+    parser = argparse.ArgumentParser(prog="fourfold", formatter_class=formatter, epilog=QUERY_HELP + "\n" + EXAMPLES,
+                                     description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--version", action=_VersionAction, help="print the version and exit")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging on stderr")
-    commands = parser.add_subparsers(dest="command", required=True)
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     index = commands.add_parser("index", help="index a folder (incremental)")
     _common(index, root_positional=True)
     index.add_argument("--no-embed", action="store_true", help="skip embeddings (text, structure and graph only)")
     index.set_defaults(run=cmd_index)
 
-    search = commands.add_parser("search", help="search a folder")
-    search.add_argument("query")
+    search = commands.add_parser("search", help="search a folder", formatter_class=formatter,
+                                 epilog=QUERY_HELP + "\n" + EXAMPLES)
+    search.add_argument("query", help="what to look for (see the query syntax below)")
     _common(search)
+    _served(search)
     search.add_argument("--json", action="store_true", help="print the fourfold.search result object")
-    search.add_argument("--limit", type=int, default=20)
-    search.add_argument("--preset", choices=("quick", "default", "thorough"))
-    search.add_argument("--modes", help="comma-separated modalities: semantic,text,structural,graph")
-    search.add_argument("--intent", help="pin the intent instead of classifying the query")
+    search.add_argument("--limit", type=int, default=20, help=f"results to return (1..{HELP_MAX_LIMIT}, default 20)")
+    search.add_argument("--preset", choices=tuple(PRESETS))
+    search.add_argument("--modes", help=f"comma-separated modalities: {','.join(MODALITIES)}")
+    search.add_argument("--intent", choices=INTENTS, help="pin the intent instead of classifying the query")
     search.add_argument("--paths", action="append", help="only results under this glob (repeatable)")
-    search.add_argument("--languages", help="comma-separated language ids")
-    search.add_argument("--no-embed", action="store_true", help="do not embed new chunks before searching")
+    search.add_argument("--languages", help="comma-separated language ids (python, typescript, go, ...)")
+    search.add_argument("--no-embed", action="store_true", help="do not wait for new chunks to be embedded")
     search.set_defaults(run=cmd_search)
 
-    add_eval_parser(commands)
+    if _wants_eval(argv):
+        from fourfold.lsp.eval_cli import add_eval_parser
+
+        add_eval_parser(commands)
+    else:
+        commands.add_parser("eval", help="measure search quality on a labelled query set", add_help=False)
 
     status = commands.add_parser("status", help="bring the index up to date and print its status as JSON")
     _common(status)
-    status.add_argument("--no-embed", action="store_true", help="do not embed new chunks first")
+    _served(status)
+    status.add_argument("--no-embed", action="store_true", help="do not wait for new chunks to be embedded")
     status.set_defaults(run=cmd_status)
+
+    daemon = commands.add_parser("daemon", help="the warm index behind CLI searches: start, stop or status")
+    daemon.add_argument("action", choices=("start", "stop", "status"))
+    _common(daemon)
+    daemon.set_defaults(run=cmd_daemon)
+
+    mcp = commands.add_parser("mcp", help="serve the engine as Model Context Protocol tools on stdio (agents)")
+    _common(mcp)
+    mcp.add_argument("--no-embed", action="store_true", help="no semantic embeddings (text, structure, graph)")
+    mcp.set_defaults(run=cmd_mcp)
 
     serve = commands.add_parser("serve", help="run the language server on stdio")
     serve.add_argument("--tcp", type=int, help="listen on this TCP port instead of stdio (debugging)")
@@ -204,22 +431,35 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser(arguments).parse_args(arguments)
     logging.basicConfig(level=logging.WARNING - 10 * min(args.verbose, 2), stream=sys.stderr,
                         format="%(levelname)s %(name)s: %(message)s")
     try:
         return int(args.run(args))
-    except (WorkspaceError, SearchError) as error:
+    except KeyboardInterrupt:
+        return 130
+    except Exception as error:
+        code = _reported(error, args)
+        if code is None:
+            raise
+        return code
+
+
+def _reported(error: Exception, args: argparse.Namespace) -> int | None:
+    """Exit code 2 with a message for the errors a user can fix; None for a bug (its traceback shows)."""
+    from fourfold.engine import QueryError, SearchError, WorkspaceError
+
+    if isinstance(error, WorkspaceError | SearchError):
         print(f"fourfold: {error}", file=sys.stderr)
         return 2
-    except QueryError as error:
+    if isinstance(error, QueryError):
         where = f" at position {error.position}" if error.position is not None else ""
         print(f"fourfold: invalid query{where}: {error}", file=sys.stderr)
         if error.position is not None and getattr(args, "query", None):
             print(f"  {args.query}\n  {' ' * error.position}^", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        return 130
+    return None
 
 
 if __name__ == "__main__":

@@ -39,7 +39,7 @@ def add_eval_parser(subparsers: Any) -> argparse.ArgumentParser:
         "eval", help="measure search quality on a labelled query set"
     )
     parser.add_argument("queries", help="JSONL query set (ours or semble's format)")
-    parser.add_argument("--root", default=".", help="corpus folder (semble: one subfolder per repo)")
+    parser.add_argument("--root", required=True, help="corpus folder (semble: one subfolder per repo)")
     parser.add_argument("--index-dir", help="where to keep the index (semble: one subfolder per repo)")
     parser.add_argument("--backend", default="none",
                         help=f"semantic backend, or a comma-separated list to compare ({', '.join(BACKENDS)}; "

@@ -1,0 +1,122 @@
+"""What one `fourfold search` costs from a shell, beside `rg`, measured in one run.
+
+For a literal, an identifier and a question, each asked `--repeat` times on an indexed, unchanged
+root, it reports per call: wall time, the CLI process's own CPU time, the daemon's CPU time for
+that call (from /proc, so the total is honest: the work moved to the daemon is still counted), and
+the CLI process's peak RSS; then the same for `rg` on the same pattern (no `rg` row for the
+question: it has no equivalent). `--in-process` adds one `--no-daemon` call per query, the path
+every call took before the daemon.
+
+    python bench/cli_bench.py --root bench/corpora/django-5.1.4 --index-dir /tmp/ff-bench/django \
+        [--backend local] [--repeat 5] [--in-process] [--json out.json]
+
+The index must exist (`fourfold index ROOT --index-dir DIR`); the first, unmeasured call of each
+query starts the daemon and lets it settle. Linux only (/proc).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+QUERIES = {
+    "literal": ("ValidationError", ["ValidationError"]),
+    "identifier": ("get_object_or_404", ["get_object_or_404"]),
+    "question": ("how does the csrf middleware check the token", None),
+}
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+@dataclass(frozen=True)
+class Call:
+    """One process run: wall seconds, its own CPU seconds, the daemon's CPU seconds meanwhile, peak RSS."""
+
+    wall_s: float
+    cpu_s: float
+    daemon_cpu_s: float
+    rss_mb: float
+
+
+def run(command: list[str], daemon_pid: int | None) -> Call:
+    before = _daemon_cpu(daemon_pid)
+    started = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - started
+    stderr = process.stderr.read().decode() if process.stderr else ""
+    if os.waitstatus_to_exitcode(status) not in (0, 1):  # rg exits 1 when nothing matched
+        raise SystemExit(f"{command[0]} failed: {stderr[-2000:]}")
+    return Call(wall, usage.ru_utime + usage.ru_stime, _daemon_cpu(daemon_pid) - before, usage.ru_maxrss / 1024)
+
+
+def _daemon_cpu(pid: int | None) -> float:
+    if pid is None:
+        return 0.0
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS  # utime, stime (fields 14 and 15 of stat)
+
+
+def summary(calls: list[Call]) -> dict[str, float]:
+    return {
+        "wall_ms": 1000 * statistics.median(c.wall_s for c in calls),
+        "cpu_ms": 1000 * statistics.median(c.cpu_s for c in calls),
+        "daemon_cpu_ms": 1000 * statistics.median(c.daemon_cpu_s for c in calls),
+        "total_cpu_ms": 1000 * statistics.median(c.cpu_s + c.daemon_cpu_s for c in calls),
+        "peak_rss_mb": max(c.rss_mb for c in calls),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--root", required=True)
+    parser.add_argument("--index-dir", required=True)
+    parser.add_argument("--backend", default="local")
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--in-process", action="store_true", help="also time one --no-daemon call per query")
+    parser.add_argument("--json", help="write the figures here")
+    args = parser.parse_args()
+    fourfold = str(Path(sys.executable).parent / "fourfold")
+    common = ["--root", args.root, "--index-dir", args.index_dir, "--backend", args.backend, "--json"]
+    rg = shutil.which("rg")
+
+    subprocess.run([fourfold, "daemon", "start", *common[:-1]], check=True, capture_output=True)
+    ping = subprocess.run([fourfold, "daemon", "status", *common[:-1]], check=True, capture_output=True, text=True)
+    pid = int(json.loads(ping.stdout)["pid"])
+    rows: dict[str, dict[str, dict[str, float]]] = {}
+    for kind, (query, pattern) in QUERIES.items():
+        command = [fourfold, "search", query, *common]
+        run(command, pid)  # the first ask of a query may build caches: not measured
+        rows[kind] = {"fourfold": summary([run(command, pid) for _ in range(args.repeat)])}
+        if rg and pattern:
+            rows[kind]["rg"] = summary([run([rg, "-n", *pattern, args.root], None) for _ in range(args.repeat)])
+        if args.in_process:
+            rows[kind]["fourfold --no-daemon"] = summary([run([*command, "--no-daemon"], None)])
+
+    print("| query | system | wall ms | CLI CPU ms | daemon CPU ms | total CPU ms | peak RSS MB | CPU × rg |")
+    print("|---|---|---|---|---|---|---|---|")
+    for kind, systems in rows.items():
+        base = systems.get("rg", {}).get("total_cpu_ms")
+        for system, figures in systems.items():
+            ratio = f"{figures['total_cpu_ms'] / base:.1f}" if base else "—"
+            print(f"| {kind} | {system} | {figures['wall_ms']:.0f} | {figures['cpu_ms']:.0f} | "
+                  f"{figures['daemon_cpu_ms']:.0f} | {figures['total_cpu_ms']:.0f} | {figures['peak_rss_mb']:.0f} | "
+                  f"{ratio} |")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"rows": rows, "queries": {k: q for k, (q, _) in QUERIES.items()},
+                                               "repeat": args.repeat, "cpus": os.cpu_count(),
+                                               "load": os.getloadavg()}, indent=1) + "\n")
+    return 0
+
+
+__all__ = ["Call", "run", "summary"]
+
+if __name__ == "__main__":
+    sys.exit(main())
