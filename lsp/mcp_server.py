@@ -15,8 +15,8 @@ This module is a thin adapter (STYLE "one request, one straight path"): argument
 call off the event loop, text out. Ranking lives in `fourfold.engine`.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations` here: the SDK reads each tool's parameters from its live
+# annotations, and the descriptions in them are built from the engine's tables at registration.
 import argparse
 import json
 import logging
@@ -47,6 +47,8 @@ MAX_MAX_TOKENS = 50_000
 SNIPPET_CHARS = 120
 # How long a question waits for the index to load from disk before answering "still loading".
 OPEN_WAIT_S = 60.0
+# How long a question asked during the first index waits for it to finish before answering from part of it.
+FIRST_INDEX_WAIT_S = 10.0
 
 INSTRUCTIONS = (
     "Fourfold searches this repository by meaning, text, structure and call graph at once. "
@@ -90,6 +92,7 @@ class Tools:
     def _answer(self, request: SearchRequest, max_tokens: int) -> str:
         try:
             workspace = self.index.workspace(timeout=OPEN_WAIT_S)
+            self.index.wait_indexed(FIRST_INDEX_WAIT_S)  # a small repository is done by then: a full answer
             notes = self.index.sync()
             result = workspace.search_dict(request)
         except (TimeoutError, WorkspaceError) as error:
@@ -99,7 +102,7 @@ class Tools:
             raise ToolError(f"invalid query{where}: {error}") from error
         except SearchError as error:
             raise ToolError(str(error)) from error
-        if not result["results"]:
+        if not result["results"] and self.index.indexed:
             reason = why_empty(workspace, request)
             if reason:
                 notes.append(reason)
