@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,13 +17,22 @@ from fourfold.lsp.cli import main
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "polyglot"
 
 
+# Daemons started by these tests exit on their own soon after, should a teardown be skipped.
+os.environ["FOURFOLD_DAEMON_IDLE_S"] = "120"
+
+
+def stop_daemon(root: Path, index: Path | str, *flags: str) -> None:
+    assert main(["daemon", "stop", "--root", str(root), "--index-dir", str(index), *flags]) == 0
+
+
 @pytest.fixture(scope="module")
-def workspace(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path]]:
     root = tmp_path_factory.mktemp("ws") / "polyglot"
     shutil.copytree(FIXTURE, root)
     index = tmp_path_factory.mktemp("index")
     assert main(["index", str(root), "--index-dir", str(index), "--backend", "none"]) == 0
-    return root, index
+    yield root, index
+    stop_daemon(root, index, "--backend", "none")
 
 
 def search(capsys: pytest.CaptureFixture[str], workspace: tuple[Path, Path], query: str, *flags: str) -> dict:
@@ -153,10 +164,146 @@ def test_console_script_runs(workspace: tuple[Path, Path]) -> None:
 def test_local_embeddings_take_part(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     index = str(tmp_path / "index")
     assert main(["search", "how does the retry backoff work", "--root", str(FIXTURE), "--index-dir", index,
-                 "--json"]) == 0
+                 "--json", "--no-daemon"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["modalities"]["semantic"]["ran"] is True and result["modalities"]["semantic"]["hits"] > 0
     assert any("semantic" in row["contributions"] for row in result["results"][:3])
-    assert main(["status", "--root", str(FIXTURE), "--index-dir", index]) == 0
+    assert main(["status", "--root", str(FIXTURE), "--index-dir", index, "--no-daemon"]) == 0
     status = json.loads(capsys.readouterr().out)
     assert status["backend"] == "local" and status["embedded"] == status["chunks"] > 0
+
+
+def run_cli(*argv: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """`fourfold ...` as a separate process, stderr a pipe (not a terminal), as an agent runs it."""
+    return subprocess.run([sys.executable, "-m", "fourfold.lsp.cli", *argv], capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def test_help_loads_no_index_machinery_and_teaches_the_query_syntax() -> None:
+    probe = ("import contextlib, io, sys\n"
+             "from fourfold.lsp.cli import main\n"
+             "with contextlib.redirect_stdout(io.StringIO()) as out, contextlib.suppress(SystemExit):\n"
+             "    main(['--help'])\n"
+             "heavy = sorted(m for m in ('networkx', 'scipy', 'numpy', 'bm25s', 'fourfold.engine.workspace')\n"
+             "               if m in sys.modules)\n"
+             "print(repr(heavy)); print(out.getvalue())\n")
+    completed = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True)
+    heavy, _, text = completed.stdout.partition("\n")
+    assert heavy == "[]"  # what made `fourfold --help` take 3 s
+    for needle in ("find_definition", "impact_analysis", "exact_match", "quick, default, thorough", "re:",
+                   '"connection refused"', "who calls", "limits:", "--limit 1..500", "examples:", "mcp"):
+        assert needle in text, needle
+
+
+def test_help_limits_are_the_engines() -> None:
+    from fourfold.engine import search
+    from fourfold.lsp import cli
+
+    assert (cli.HELP_MAX_QUERY_LENGTH, cli.HELP_MAX_LIMIT) == (search.MAX_QUERY_LENGTH, search.MAX_LIMIT)
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["--version"])
+    assert exit_.value.code == 0
+    assert capsys.readouterr().out.startswith("fourfold 0.")
+
+
+def test_eval_without_root_is_an_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["eval", str(tmp_path / "queries.jsonl")])
+    assert exit_.value.code == 2
+    assert "--root" in capsys.readouterr().err
+
+
+def test_progress_is_one_line_per_phase_when_stderr_is_not_a_terminal(tmp_path: Path) -> None:
+    root = tmp_path / "polyglot"
+    shutil.copytree(FIXTURE, root)
+    completed = run_cli("index", str(root), "--index-dir", str(tmp_path / "index"), "--backend", "none")
+    assert completed.returncode == 0, completed.stderr
+    files = sum(1 for path in root.rglob("*") if path.is_file())
+    assert f"fourfold: indexing {files:,} files…" in completed.stderr.splitlines()
+    assert any(line.startswith("fourfold: indexing done in ") for line in completed.stderr.splitlines())
+    assert "\r" not in completed.stderr  # no bar redrawn into a log
+
+
+def test_no_results_says_why(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                             workspace: tuple[Path, Path]) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "logo.png").write_bytes(b"\x89PNG\x00\x00binary")
+    assert main(["search", "parse config", "--root", str(empty), "--index-dir", str(tmp_path / "index"),
+                 "--backend", "none", "--no-daemon"]) == 0
+    out = capsys.readouterr().out
+    assert "no results" in out and "0 files are indexed" in out and "1 skipped" in out
+    root, index = workspace
+    assert main(["search", "retry", "--root", str(root), "--index-dir", str(index), "--backend", "none",
+                 "--languages", "cobol"]) == 0
+    assert "no indexed file is in cobol; the languages here are" in capsys.readouterr().out
+
+
+def test_daemon_and_in_process_answers_agree(capsys: pytest.CaptureFixture[str], workspace: tuple[Path, Path]) -> None:
+    for query in ("how does the retry backoff work", "load_settings", '"connection refused by warehouse"'):
+        served = search(capsys, workspace, query)
+        here = search(capsys, workspace, query, "--no-daemon")
+        assert [(r["path"], r["range"]) for r in served["results"]] == [
+            (r["path"], r["range"]) for r in here["results"]]
+        assert served["intent"] == here["intent"] and served["fusion_strategy"] == here["fusion_strategy"]
+
+
+def test_a_daemon_answered_search_imports_no_index_machinery(workspace: tuple[Path, Path]) -> None:
+    root, index = workspace
+    argv = ["search", "load_settings", "--root", str(root), "--index-dir", str(index), "--backend", "none", "--json"]
+    assert run_cli(*argv).returncode == 0  # the daemon is up
+    probe = ("import json, sys\n"
+             "from fourfold.lsp.cli import main\n"
+             f"code = main({argv!r})\n"
+             "heavy = [m for m in ('networkx', 'scipy', 'numpy', 'fourfold.engine.workspace') if m in sys.modules]\n"
+             "print(json.dumps([code, heavy]), file=sys.stderr)\n")
+    completed = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True)
+    assert json.loads(completed.stderr.strip().splitlines()[-1]) == [0, []]
+    assert json.loads(completed.stdout)["results"][0]["path"] == "inventory/config.py"
+
+
+def test_racing_clis_start_one_daemon_and_stop_ends_it(tmp_path: Path) -> None:
+    root = tmp_path / "polyglot"
+    shutil.copytree(FIXTURE, root)
+    index = tmp_path / "index"
+    argv = [sys.executable, "-m", "fourfold.lsp.cli", "search", "load_settings", "--root", str(root),
+            "--index-dir", str(index), "--backend", "none", "--json"]
+    racers = [subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(4)]
+    try:
+        outputs = [racer.communicate(timeout=180) for racer in racers]
+        assert all(racer.returncode == 0 for racer in racers), [err for _, err in outputs]
+        assert all(json.loads(out)["results"][0]["path"] == "inventory/config.py" for out, _ in outputs)
+        log = (index / "daemon.log").read_text()
+        assert log.count(": serving ") == 1 and "another daemon" not in log
+        status = run_cli("daemon", "status", "--root", str(root), "--index-dir", str(index), "--backend", "none")
+        assert json.loads(status.stdout)["root"] == str(root.resolve())
+    finally:
+        stop_daemon(root, index, "--backend", "none")
+    assert not (index / "daemon.sock").exists()
+    after = run_cli("daemon", "status", "--root", str(root), "--index-dir", str(index), "--backend", "none")
+    assert after.returncode == 1 and "no daemon is running" in after.stderr
+
+
+def test_a_daemon_with_other_settings_is_replaced(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    root = tmp_path / "polyglot"
+    shutil.copytree(FIXTURE, root)
+    index = tmp_path / "index"
+    flags = ["--root", str(root), "--index-dir", str(index), "--backend", "none"]
+    try:
+        assert main(["search", "retry", *flags, "--json"]) == 0
+        assert any(r["path"].startswith("go/") for r in json.loads(capsys.readouterr().out)["results"])
+        assert main(["search", "retry", *flags, "--json", "--exclude", "go/**"]) == 0
+        assert not any(r["path"].startswith("go/") for r in json.loads(capsys.readouterr().out)["results"])
+    finally:
+        stop_daemon(root, index, "--backend", "none", "--exclude", "go/**")
+    assert (index / "daemon.log").read_text().count(": serving ") == 2
+
+
+def test_the_clients_index_folder_is_the_engines(tmp_path: Path) -> None:
+    from fourfold.engine.store import default_index_dir
+    from fourfold.lsp.daemon import DaemonKey
+
+    assert Path(DaemonKey.of(str(tmp_path), None, None, None).index_dir) == default_index_dir(tmp_path)

@@ -70,7 +70,7 @@ def test_semble_file_gets_per_repo_table(tmp_path: Path, capsys: pytest.CaptureF
 
 
 def test_bad_preset_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code = run(["eval", str(FIXTURES / "queries" / "polyglot.jsonl"), "--preset", "fast"])
+    code = run(["eval", str(FIXTURES / "queries" / "polyglot.jsonl"), "--root", str(tmp_path), "--preset", "fast"])
     assert code == 2
     assert "--preset" in capsys.readouterr().err
 
