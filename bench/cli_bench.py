@@ -65,6 +65,13 @@ def _daemon_cpu(pid: int | None) -> float:
     return (int(fields[11]) + int(fields[12])) / TICKS  # utime, stime (fields 14 and 15 of stat)
 
 
+def _rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
 def _settle(pid: int, quiet_s: float = 2.0, timeout_s: float = 600.0) -> None:
     """Wait until the daemon's background work (warm-up, centrality) is done: no CPU used for `quiet_s`."""
     deadline = time.monotonic() + timeout_s
@@ -122,10 +129,12 @@ def main() -> int:
             print(f"| {kind} | {system} | {figures['wall_ms']:.0f} | {figures['cpu_ms']:.0f} | "
                   f"{figures['daemon_cpu_ms']:.0f} | {figures['total_cpu_ms']:.0f} | {figures['peak_rss_mb']:.0f} | "
                   f"{ratio} |")
+    daemon_rss = _rss_mb(pid)
+    print(f"\ndaemon {pid}: resident {daemon_rss:.0f} MB (held between calls, instead of loaded by each)")
     if args.json:
-        Path(args.json).write_text(json.dumps({"rows": rows, "queries": {k: q for k, (q, _) in QUERIES.items()},
-                                               "repeat": args.repeat, "cpus": os.cpu_count(),
-                                               "load": os.getloadavg()}, indent=1) + "\n")
+        report = {"rows": rows, "daemon_rss_mb": daemon_rss, "queries": {k: q for k, (q, _) in QUERIES.items()},
+                  "repeat": args.repeat, "cpus": os.cpu_count(), "load": os.getloadavg()}
+        Path(args.json).write_text(json.dumps(report, indent=1) + "\n")
     return 0
 
 
