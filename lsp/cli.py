@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -224,6 +225,8 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 def _via_daemon(args: argparse.Namespace, message: dict[str, Any]) -> Any:
     """The daemon's answer, or None when no daemon could be started (the caller then works in-process)."""
+    if os.name != "posix":  # the daemon needs Unix sockets and flock
+        return None
     from . import daemon
 
     progress = _progress(args)

@@ -49,6 +49,8 @@ START_TIMEOUT_S = 60.0
 # Unix socket paths are limited to 107 bytes (Linux) or 103 (macOS).
 MAX_SOCKET_PATH = 100
 PROGRESS_INTERVAL_S = 0.5
+# A daemon that sends nothing (no progress, no answer) for this long is taken for hung.
+SILENCE_S = 300.0
 
 
 class DaemonError(Exception):
@@ -137,7 +139,16 @@ def _connect(key: DaemonKey) -> socket.socket | None:
 
 def _exchange(connection: socket.socket, request: Mapping[str, Any],
               progress: Callable[[dict[str, Any]], None] | None) -> dict[str, Any]:
+    connection.settimeout(SILENCE_S)
     connection.sendall(json.dumps(request).encode() + b"\n")
+    try:
+        return _answer(connection, progress)
+    except TimeoutError as error:
+        raise DaemonError(f"the daemon sent nothing for {SILENCE_S:.0f} s; see daemon.log in the index folder, "
+                          "or use --no-daemon") from error
+
+
+def _answer(connection: socket.socket, progress: Callable[[dict[str, Any]], None] | None) -> dict[str, Any]:
     for line in _lines(connection.makefile("rb")):
         message = json.loads(line)
         if "progress" in message:
@@ -272,18 +283,13 @@ class Daemon:
             return {"ok": False, "restart": "this daemon runs with other settings"}
         self._wait(send, request.get("wait_embedded", False))
         try:
-            return self._run(op, request)
+            return self._run(op, request, send)
         except Exception as error:
             return _error_answer(error)
 
     def _wait(self, send: Callable[[dict[str, Any]], None], embedded: bool) -> None:
         """Stream progress while the index loads, indexes and (when asked) embeds."""
-        started = time.monotonic()
-
-        def report(phase: str, done: int = 0, total: int = 0) -> None:
-            send({"progress": {"phase": phase, "done": done, "total": total,
-                               "seconds": round(time.monotonic() - started, 2)}})
-
+        report = _reporter(send)
         while not self.loaded.wait(PROGRESS_INTERVAL_S):
             report("loading")
         index = self.index
@@ -293,14 +299,15 @@ class Daemon:
             pending = index.workspace().status().get("semantic_progress") or {}
             report("embedding", pending.get("done", 0), pending.get("total", 0))
 
-    def _run(self, op: Any, request: dict[str, Any]) -> dict[str, Any]:
+    def _run(self, op: Any, request: dict[str, Any], send: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
         from fourfold.engine import SearchRequest
 
         from .warm import why_empty
 
         index = self.index
         workspace = index.workspace()
-        notes = index.sync()
+        update = _reporter(send)
+        notes = index.sync(lambda done, total: update("indexing", done, total))  # a branch switch can take a while
         if op == "search":
             search = SearchRequest.from_mapping(request.get("args") or {})
             result = workspace.search_dict(search)
@@ -330,6 +337,21 @@ class Daemon:
         self.stopping.set()
         if self.server is not None:
             threading.Thread(target=self.server.shutdown, name="shutdown", daemon=True).start()
+
+
+def _reporter(send: Callable[[dict[str, Any]], None]) -> Callable[..., None]:
+    """A progress callback that sends at most one line per PROGRESS_INTERVAL_S (and every phase change)."""
+    started = time.monotonic()
+    last: list[Any] = [None, 0.0]
+
+    def report(phase: str, done: int = 0, total: int = 0) -> None:
+        now = time.monotonic()
+        if phase == last[0] and now - last[1] < PROGRESS_INTERVAL_S and done < total:
+            return
+        last[:] = [phase, now]
+        send({"progress": {"phase": phase, "done": done, "total": total, "seconds": round(now - started, 2)}})
+
+    return report
 
 
 class _Server(socketserver.ThreadingUnixStreamServer):

@@ -44,31 +44,39 @@ class DiskState:
     The workspace's refresh walks the whole tree and matches every path against the ignore files
     (about 1 CPU-second on Django); comparing one stat per indexed or skipped file, per folder holding
     them (a created, deleted or renamed entry changes its folder's mtime) and per ignore file costs
-    about 20 ms. Any difference, or any error, sends the caller to the full refresh.
+    about 50 ms. Any difference, or any error, sends the caller to the full refresh.
+
+    An indexed file is recorded with the size and mtime it had when it was read (its FileRecord), and
+    folders with the stat taken before the refresh began, so an edit made while a refresh ran is
+    seen as a change next time rather than recorded as already indexed.
     """
 
     def __init__(self, stats: dict[str, tuple[int, int]]) -> None:
         self.stats = stats
 
-    @classmethod
-    def capture(cls, workspace: Workspace) -> DiskState:
+    @staticmethod
+    def folders(workspace: Workspace) -> dict[str, tuple[int, int]]:
+        """Stats of the folders and ignore files the current snapshot depends on (take it before a refresh)."""
         snapshot = workspace.snapshot()
         root = str(workspace.root)
-        files = [f"{root}/{path}" for path in (*snapshot.files, *snapshot.skipped)]
-        folders = {root, *(os.path.dirname(path) for path in files)}
+        folders = {root, *(os.path.dirname(f"{root}/{path}") for path in (*snapshot.files, *snapshot.skipped))}
         for folder in list(folders):  # every folder between the root and a file, too
             parent = os.path.dirname(folder)
             while len(parent) > len(root) and parent not in folders:
                 folders.add(parent)
                 parent = os.path.dirname(parent)
-        ignores = [f"{folder}/{name}" for folder in folders for name in IGNORE_FILES]
-        stats = {}
-        for path in (*files, *folders, *ignores):
-            try:
-                info = os.stat(path)
-            except OSError:
-                continue  # an ignore file that does not exist: creating one changes its folder's mtime
-            stats[path] = (info.st_size, info.st_mtime_ns)
+        return _stats([*folders, *(f"{folder}/{name}" for folder in folders for name in IGNORE_FILES)])
+
+    @classmethod
+    def capture(cls, workspace: Workspace, before: dict[str, tuple[int, int]]) -> DiskState:
+        """The state after a refresh: files as they were read, folders as they were before it (`before`)."""
+        snapshot = workspace.snapshot()
+        root = str(workspace.root)
+        stats = {**DiskState.folders(workspace), **before}
+        stats.update(_stats([f"{root}/{path}" for path in snapshot.skipped]))
+        for path, record in snapshot.files.items():
+            if path not in snapshot.buffers:
+                stats[f"{root}/{path}"] = (record.size, record.mtime_ns)
         return cls(stats)
 
     def unchanged(self) -> bool:
@@ -80,6 +88,17 @@ class DiskState:
             if info.st_mtime_ns != mtime_ns or info.st_size != size:
                 return False
         return True
+
+
+def _stats(paths: list[str]) -> dict[str, tuple[int, int]]:
+    found = {}
+    for path in paths:
+        try:
+            info = os.stat(path)
+        except OSError:
+            continue  # an ignore file that does not exist: creating one changes its folder's mtime
+        found[path] = (info.st_size, info.st_mtime_ns)
+    return found
 
 
 class WarmIndex:
@@ -115,12 +134,13 @@ class WarmIndex:
         self._workspace = workspace
         self._opened.set()
         self.phase = Phase("indexing", started=time.monotonic())
+        before = DiskState.folders(workspace)
         try:
             workspace.refresh(self._counter("indexing"), self._closing)
         except Exception as error:  # a failed first index leaves the loaded one searchable
             log.exception("indexing %s failed", self.root)
             self.error = f"indexing failed: {error}"
-        self._disk = DiskState.capture(workspace)
+        self._disk = DiskState.capture(workspace, before)
         self._want_embedding()  # before `indexed`, so a caller waiting for embeddings sees the thread
         self._indexed.set()
         self.phase = Phase("ready")
@@ -165,7 +185,7 @@ class WarmIndex:
         thread.join(timeout)
         return not thread.is_alive()
 
-    def sync(self) -> list[str]:
+    def sync(self, progress: Callable[[int, int], None] | None = None) -> list[str]:
         """Re-check the disk before an answer; returns notes for the answer (partial index, files changed).
 
         During the first index the disk is not re-checked (that refresh holds the workspace's write lock):
@@ -179,8 +199,9 @@ class WarmIndex:
         with self._sync_lock:  # concurrent questions share one re-check instead of walking twice
             if self._disk is not None and self._disk.unchanged():
                 return []
-            stats = workspace.refresh()
-            self._disk = DiskState.capture(workspace)
+            before = DiskState.folders(workspace)
+            stats = workspace.refresh(progress)
+            self._disk = DiskState.capture(workspace, before)
         notes = []
         if stats.indexed or stats.removed:
             notes.append(f"re-indexed {stats.indexed} changed and dropped {stats.removed} removed file(s) first")
