@@ -113,7 +113,10 @@ def call(key: DaemonKey, message: Mapping[str, Any], progress: Callable[[dict[st
     Raises RemoteError for an error the daemon reports, DaemonError when no daemon can be reached."""
     request = {**message, "key": asdict(key)}
     for attempt in range(2):
-        connection = _connect(key) or (_start(key) if start else None)
+        try:
+            connection = _connect(key) or (_start(key) if start else None)
+        except OSError as error:  # an unusable index folder: the in-process path reports it in full
+            raise DaemonError(f"cannot start a daemon in {key.folder}: {error.strerror or error}") from error
         if connection is None:
             raise DaemonError(f"no daemon is running for {key.root}")
         with connection:

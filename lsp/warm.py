@@ -117,6 +117,7 @@ class WarmIndex:
         self._embed_wanted = threading.Event()
         self._closing = threading.Event()
         self._embed_thread: threading.Thread | None = None
+        self._embed_lock = threading.Lock()
         self._disk: DiskState | None = None
         self._thread = threading.Thread(target=self._open_and_index, name="fourfold-index", daemon=True)
 
@@ -130,6 +131,7 @@ class WarmIndex:
             self.error = str(error)
             self._workspace = error
             self._opened.set()
+            self._indexed.set()  # nothing more will come: waiters get the error from `workspace()`
             return
         self._workspace = workspace
         self._opened.set()
@@ -137,10 +139,10 @@ class WarmIndex:
         before = DiskState.folders(workspace)
         try:
             workspace.refresh(self._counter("indexing"), self._closing)
-        except Exception as error:  # a failed first index leaves the loaded one searchable
+            self._disk = DiskState.capture(workspace, before)
+        except Exception as error:  # a failed first index leaves the loaded one searchable; the next sync retries
             log.exception("indexing %s failed", self.root)
             self.error = f"indexing failed: {error}"
-        self._disk = DiskState.capture(workspace, before)
         self._want_embedding()  # before `indexed`, so a caller waiting for embeddings sees the thread
         self._indexed.set()
         self.phase = Phase("ready")
@@ -211,15 +213,20 @@ class WarmIndex:
     def _want_embedding(self) -> None:
         if not self.embed or self._closing.is_set():
             return
-        self._embed_wanted.set()
-        if self._embed_thread is None or not self._embed_thread.is_alive():
-            self._embed_thread = threading.Thread(target=self._embed, name="fourfold-embed", daemon=True)
-            self._embed_thread.start()
+        with self._embed_lock:  # one embedding thread; a change while it runs makes it run once more
+            self._embed_wanted.set()
+            if self._embed_thread is None:
+                self._embed_thread = threading.Thread(target=self._embed, name="fourfold-embed", daemon=True)
+                self._embed_thread.start()
 
     def _embed(self) -> None:
         workspace = self.workspace()
-        while self._embed_wanted.is_set() and not self._closing.is_set():
-            self._embed_wanted.clear()
+        while True:
+            with self._embed_lock:
+                if not self._embed_wanted.is_set() or self._closing.is_set():
+                    self._embed_thread = None
+                    return
+                self._embed_wanted.clear()
             try:
                 workspace.embed_pending(cancel=self._closing)
             except Exception:  # semantic search degrades; the other modalities still answer
