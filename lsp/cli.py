@@ -90,6 +90,10 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
+    if not args.query.strip():  # before opening (and maybe indexing) the folder for nothing
+        print('fourfold: the query is blank; give the text to search for, e.g. fourfold search "parse config"',
+              file=sys.stderr)
+        return 2
     workspace = _open(args)
     try:
         workspace.refresh(ProgressBar(sys.stderr, "Indexing"))
