@@ -128,8 +128,9 @@ class FourfoldProtocol(LanguageServerProtocol):
         """Every error reply without pygls's `data.traceback`: stack frames stay in the server's log."""
         if error is not None and isinstance(error.data, dict) and "traceback" in error.data:
             rest = {key: value for key, value in error.data.items() if key != "traceback"}
-            error = types.ResponseError(code=error.code, message=error.message.strip().splitlines()[-1]
-                                        if error.message.strip() else "internal error", data=rest or None)
+            lines = error.message.strip().splitlines()  # format_exception_only: the last line is the error
+            error = types.ResponseError(code=error.code, message=lines[-1] if lines else "internal error",
+                                        data=rest or None)
         super()._send_response(msg_id, result, error)
 
     def _send_handler_result(self, future: Future[Any], *, msg_id: Any) -> None:
