@@ -110,6 +110,26 @@ class FourfoldServer(LanguageServer):
         finally:
             self.shutdown()
 
+    def start_tcp(self, host: str, port: int) -> None:
+        """Serve TCP clients (debugging) through the same framing reader as stdio."""
+        self._stop_event = threading.Event()
+
+        async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            self.protocol.set_writer(writer)
+            await self._serve(FrameReader(reader.read))
+            self.shutdown()
+
+        async def serve() -> None:
+            server = await asyncio.start_server(connection, host, port)
+            self._server = server
+            log.info("serving on %s:%s", host, port)
+            async with server:
+                await server.serve_forever()
+
+        with contextlib.suppress(asyncio.CancelledError, KeyboardInterrupt, SystemExit):
+            asyncio.run(serve())
+        self.shutdown()
+
     async def _serve(self, reader: FrameReader) -> None:
         """Read and dispatch messages until `exit` or the end of stdin; framing errors are answered."""
         while self._stop_event is not None and not self._stop_event.is_set():
@@ -729,8 +749,8 @@ def run(tcp_port: int | None = None, log_file: str | None = None, verbosity: int
     server = build_server()
     if tcp_port is not None:
         server.start_tcp("127.0.0.1", tcp_port)
-        return 0
-    server.start_io(sys.stdin.buffer, _private_stdout())
+    else:
+        server.start_io(sys.stdin.buffer, _private_stdout())
     return 0 if server.protocol._shutdown or not server.protocol.exit_received else 1
 
 

@@ -11,12 +11,14 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import pytest
 
@@ -28,10 +30,18 @@ SECRET = "pa-FOURFOLD-test-secret-3f9c1d77e0"
 class RawServer:
     """A server subprocess and a thread collecting every message it writes to stdout."""
 
-    def __init__(self, root: Path, index_dir: Path, *args: str, env: dict[str, str] | None = None) -> None:
+    def __init__(self, root: Path, index_dir: Path, *args: str, env: dict[str, str] | None = None,
+                 tcp_port: int | None = None) -> None:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "fourfold.lsp", *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, env={**os.environ, **(env or {})}, start_new_session=True)
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.output: BinaryIO = self.process.stdout
+        self.write: Callable[[bytes], object] = self.process.stdin.write
+        self.socket: socket.socket | None = None
+        if tcp_port is not None:
+            self.socket = connect(tcp_port, self.process)
+            self.output, self.write = self.socket.makefile("rb"), self.socket.sendall
         self.messages: list[dict[str, Any]] = []
         self.raw: list[bytes] = []
         self.arrived = threading.Condition()
@@ -51,8 +61,7 @@ class RawServer:
 
     def _read(self) -> None:
         """Parse the server's (well-formed) output: Content-Length header, blank line, body."""
-        stream = self.process.stdout
-        assert stream is not None
+        stream = self.output
         while True:
             length = None
             while True:
@@ -78,10 +87,11 @@ class RawServer:
         self.send({"jsonrpc": "2.0", "id": request["id"], "result": result})
 
     def send_bytes(self, data: bytes) -> None:
-        assert self.process.stdin is not None
         with self.writing:
-            self.process.stdin.write(data)
-            self.process.stdin.flush()
+            self.write(data)
+            if self.socket is None:
+                assert self.process.stdin is not None
+                self.process.stdin.flush()
 
     def send(self, message: dict[str, Any] | str | bytes) -> None:
         body = message if isinstance(message, bytes) else (
@@ -138,6 +148,26 @@ class RawServer:
         if self.process.poll() is None:
             os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait(timeout=10)
+        if self.socket is not None:
+            self.socket.close()
+
+
+def connect(port: int, process: subprocess.Popen[bytes]) -> socket.socket:
+    """A connection to a server that is still starting (it listens once its imports are done)."""
+    deadline = time.monotonic() + ANSWER_S
+    while True:
+        try:
+            return socket.create_connection(("127.0.0.1", port), timeout=ANSWER_S)
+        except ConnectionRefusedError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
 
 
 def make_repo(root: Path) -> Path:
@@ -149,8 +179,8 @@ def make_repo(root: Path) -> Path:
 
 def start_server(tmp: Path, *args: str, env: dict[str, str] | None = None,
                  options: dict[str, Any] | None = None,
-                 configuration: dict[str, Any] | None = None) -> RawServer:
-    server = RawServer(make_repo(tmp / "repo"), tmp / "index", *args, env=env)
+                 configuration: dict[str, Any] | None = None, tcp_port: int | None = None) -> RawServer:
+    server = RawServer(make_repo(tmp / "repo"), tmp / "index", *args, env=env, tcp_port=tcp_port)
     if configuration is not None:
         server.capabilities = {"workspace": {"configuration": True}}
         server.configuration = configuration
@@ -310,3 +340,21 @@ def test_the_api_key_never_reaches_the_log_at_any_verbosity(tmp_path: Path) -> N
     text = log_file.read_text(encoding="utf-8") + b"".join(running.stderr).decode("utf-8", "replace")
     assert "Sending data" in text and "[redacted]" in text  # -vvv did log message bodies
     assert SECRET not in text
+
+
+def test_tcp_uses_the_same_framing_reader(tmp_path: Path) -> None:
+    """`--tcp` (debugging) survives the same bad headers and absurd lengths as stdio, and exit ends it."""
+    port = free_port()
+    running = start_server(tmp_path, "--tcp", str(port), tcp_port=port)
+    try:
+        after = len(running.messages)
+        running.send_bytes(b"Content-Length: 100000000000\r\n\r\n" + HEADERS["non-numeric Content-Length"])
+        running.alive()
+        errors = [m for m in running.messages[after:] if "error" in m]
+        assert [error["error"]["code"] for error in errors] == [-32700, -32700], errors
+        assert "result" in running.request("shutdown")
+        running.send({"jsonrpc": "2.0", "method": "exit"})
+        assert running.process.wait(timeout=ANSWER_S) == 0
+        assert_clean(running.messages, running.raw)
+    finally:
+        running.stop()
