@@ -209,6 +209,10 @@ def _search_values(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
+    if not args.query.strip():  # before opening (and maybe indexing) the folder for nothing
+        print('fourfold: the query is blank; give the text to search for, e.g. fourfold search "parse config"',
+              file=sys.stderr)
+        return 2
     started = time.monotonic()
     _check_root(args)
     result = None if args.no_daemon else _via_daemon(args, {"op": "search", "args": _search_values(args),

@@ -97,6 +97,8 @@ class Folder:
     cancel: threading.Event = field(default_factory=threading.Event)
     indexing: asyncio.Task[None] | None = None
     updates: Updates | None = None
+    # Open buffers left out of the index (too large), by root-relative path, with the reason.
+    skipped_buffers: dict[str, str] = field(default_factory=dict)
 
     def contains(self, path: Path) -> bool:
         return path == self.path or self.path in path.parents
@@ -109,7 +111,8 @@ class Folder:
             status = {"ready": False, "state": "error" if self.error else "indexing", "files": 0,
                       "symbols": 0, "chunks": 0, "embedded": 0, "backend": None, "semantic_model": None,
                       "semantic_progress": None, "progress": 0.0, "last_error": self.error}
-        return {**status, "folder": self.uri, "name": self.name}
+        skipped = [{"path": path, "reason": reason} for path, reason in sorted(self.skipped_buffers.items())]
+        return {**status, "skipped_buffers": skipped, "folder": self.uri, "name": self.name}
 
 
 def merged_status(folders: list[Folder]) -> dict[str, Any]:
@@ -117,7 +120,8 @@ def merged_status(folders: list[Folder]) -> dict[str, Any]:
     each = [folder.status() for folder in folders]
     if not each:
         return {"ready": False, "state": "error", "files": 0, "symbols": 0, "chunks": 0, "embedded": 0,
-                "backend": None, "progress": 0.0, "last_error": "no workspace folder is open", "folders": []}
+                "backend": None, "progress": 0.0, "last_error": "no workspace folder is open",
+                "skipped_buffers": [], "folders": []}
     states = {item["state"] for item in each}
     state = "error" if "error" in states else "ready" if states == {"ready"} else "indexing"
     errors = [f"{item['name']}: {item['last_error']}" for item in each if item.get("last_error")]
@@ -128,6 +132,7 @@ def merged_status(folders: list[Folder]) -> dict[str, Any]:
         "backend": each[0].get("backend"),
         "progress": round(sum(float(item.get("progress") or 0.0) for item in each) / len(each), 4),
         "last_error": "; ".join(errors) or None,
+        "skipped_buffers": [{**entry, "folder": item["folder"]} for item in each for entry in item["skipped_buffers"]],
         "folders": each,
     }
 

@@ -10,8 +10,10 @@ a slow search frees the next keystroke at once) -> LSP result in the client's po
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
+import re
 import sys
 import threading
 import uuid
@@ -21,7 +23,8 @@ from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcInvalidParams, JsonRpcInvalidRequest
+from pygls.exceptions import JsonRpcInvalidParams, JsonRpcInvalidRequest, JsonRpcParseError
+from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
@@ -37,8 +40,10 @@ from fourfold.engine import (
 
 from . import convert
 from .folders import Change, Folder, Updates, apply_change, folder_of, merged_status
+from .framing import FrameReader, FramingError
 from .positions import from_client
 from .protocol import FourfoldProtocol
+from .redaction import REDACTOR
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -68,6 +73,8 @@ def _version() -> str:
 class FourfoldServer(LanguageServer):
     """pygls server holding the open folders, the settings and the background indexing tasks."""
 
+    protocol: FourfoldProtocol
+
     def __init__(self) -> None:
         super().__init__(NAME, _version(), protocol_cls=FourfoldProtocol)
         self.folders: list[Folder] = []
@@ -89,6 +96,60 @@ class FourfoldServer(LanguageServer):
         for name in path:
             value = getattr(value, name, None)
         return bool(value)
+
+    def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
+        """Serve on stdio through Fourfold's framing reader (`framing.py`) instead of pygls's."""
+        self._stop_event = threading.Event()
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        try:
+            asyncio.run(self._serve(FrameReader(_reader(stdin or sys.stdin.buffer))))
+        except BrokenPipeError:
+            log.error("the client closed the connection; shutting down")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()
+
+    def start_tcp(self, host: str, port: int) -> None:
+        """Serve TCP clients (debugging) through the same framing reader as stdio."""
+        self._stop_event = threading.Event()
+
+        async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            self.protocol.set_writer(writer)
+            await self._serve(FrameReader(reader.read))
+            self.shutdown()
+
+        async def serve() -> None:
+            server = await asyncio.start_server(connection, host, port)
+            self._server = server
+            log.info("serving on %s:%s", host, port)
+            async with server:
+                await server.serve_forever()
+
+        with contextlib.suppress(asyncio.CancelledError, KeyboardInterrupt, SystemExit):
+            asyncio.run(serve())
+        self.shutdown()
+
+    async def _serve(self, reader: FrameReader) -> None:
+        """Read and dispatch messages until `exit` or the end of stdin; framing errors are answered."""
+        while self._stop_event is not None and not self._stop_event.is_set():
+            frame = await reader.next()
+            if frame is None:
+                if not self.protocol.exit_received:
+                    log.warning("the client closed stdin without exit; shutting down")
+                break
+            if isinstance(frame, FramingError):
+                log.warning("framing error, skipped to the next Content-Length header: %s", frame.message)
+                self.protocol.reply_error(None, JsonRpcParseError.CODE, f"framing error: {frame.message}")
+                continue
+            REDACTOR.scan(frame)
+            self.protocol.receive(frame)
+            if self.protocol.exit_received:
+                break
+        if reader.skipped:
+            log.warning("skipped %d bytes of the input that were not a message", reader.skipped)
+        for folder in self.folders:  # threads still indexing must not hold the exit up
+            folder.cancel.set()
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         """Malformed messages were already answered; log them instead of popping up a dialog."""
@@ -119,6 +180,7 @@ class FourfoldServer(LanguageServer):
         if isinstance(section, Mapping):
             settings, more = parse_settings(section, settings)
             errors += more
+        REDACTOR.remember(settings.voyage_api_key)
         for problem in errors:
             self.show(problem)
         changed = settings != self.settings
@@ -311,7 +373,18 @@ async def _off_loop(function: Callable[..., T], *args: Any) -> T:
     return await asyncio.to_thread(function, *args)
 
 
+# A UTF-16 surrogate left alone (JSON allows "\ud800"): no file can contain it, and the engine's
+# UTF-8 encoders would fail on it with a traceback.
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _search_request(values: Mapping[str, Any]) -> SearchRequest:
+    for key, value in values.items():
+        for text in value if isinstance(value, list) else [value]:
+            found = LONE_SURROGATE.search(text) if isinstance(text, str) else None
+            if found is not None:
+                raise JsonRpcInvalidParams(f"{key!r} is not valid Unicode: a lone surrogate "
+                                           f"U+{ord(found.group()):04X} at position {found.start()}")
     try:
         return SearchRequest.from_mapping(values)
     except SearchError as error:
@@ -414,8 +487,31 @@ def _enqueue(ls: FourfoldServer, uri: str, change: Change) -> None:
         log.debug("ignored a change outside every folder: %s", uri)
         return
     folder, _, relative = located
+    if change.text is not None:
+        limit = ls.settings.max_file_size
+        size = _size_over(change.text, limit)
+        if size is not None:
+            # maxFileSize holds for buffers as for files: indexing a 10 MB buffer would keep every
+            # search waiting behind it for minutes. The index keeps what is on disk instead.
+            reason = f"open buffer of {size:,} bytes is over maxFileSize ({limit:,} bytes): not indexed"
+            if folder.skipped_buffers.get(relative) != reason:
+                log.warning("%s: %s", relative, reason)
+            folder.skipped_buffers[relative] = reason
+            change = Change("close")
+        else:
+            folder.skipped_buffers.pop(relative, None)
+    elif change.kind == "close":
+        folder.skipped_buffers.pop(relative, None)
     if folder.updates is not None:
         folder.updates.put(relative, change)
+
+
+def _size_over(text: str, limit: int) -> int | None:
+    """The UTF-8 size of `text` when it is over `limit`, else None (short texts are not encoded)."""
+    if 4 * len(text) <= limit:
+        return None
+    size = len(text.encode("utf-8", "surrogatepass"))
+    return size if size > limit else None
 
 
 # --- search -------------------------------------------------------------------------------------
@@ -638,6 +734,9 @@ def _configure_logging(log_file: str | None, verbosity: int) -> None:
     handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
     if log_file:
         handlers.append(logging.FileHandler(log_file, encoding="utf-8"))
+    REDACTOR.remember_environment()
+    for handler in handlers:  # on the handlers, so records of every logger (pygls's too) pass it
+        handler.addFilter(REDACTOR)
     logging.basicConfig(level=level, handlers=handlers, force=True,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     # pygls logs every message body at INFO: only at -vvv.
@@ -650,9 +749,41 @@ def run(tcp_port: int | None = None, log_file: str | None = None, verbosity: int
     server = build_server()
     if tcp_port is not None:
         server.start_tcp("127.0.0.1", tcp_port)
-        return 0
-    server.start_io(sys.stdin.buffer, _private_stdout())
-    return 0
+    else:
+        server.start_io(sys.stdin.buffer, _private_stdout())
+    return 0 if server.protocol._shutdown or not server.protocol.exit_received else 1
+
+
+def _reader(stream: BinaryIO) -> Callable[[int], Awaitable[bytes]]:
+    """`read(n)` for the framing reader: each read in a daemon thread of its own.
+
+    Not the shared pool: with every worker busy searching, the server would stop reading. And a
+    daemon: a read blocked on a client that never closes stdin must not keep the process alive
+    after `exit`.
+    """
+    read = getattr(stream, "read1", stream.read)
+
+    def read_chunk(size: int) -> asyncio.Future[bytes]:
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[bytes] = loop.create_future()
+
+        def settle(data: bytes) -> None:
+            if not future.done():
+                future.set_result(data)
+
+        def work() -> None:
+            try:
+                data = read(size)
+            except (OSError, ValueError) as error:  # stdin closed under us: the end of the stream
+                log.info("reading stdin failed: %s", error)
+                data = b""
+            with contextlib.suppress(RuntimeError):  # the loop is already closed
+                loop.call_soon_threadsafe(settle, data)
+
+        threading.Thread(target=work, name="fourfold-stdin", daemon=True).start()
+        return future
+
+    return read_chunk
 
 
 def _private_stdout() -> BinaryIO:

@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
 # The VS Code extension end to end: build and test vscode-client/ (lint, types, unit tests, .vsix),
-# set up the editor harness (code-server 4.100.3 + Chromium, idempotent, outside the checkout), then
-# drive the installed extension against this checkout's server on a copy of tests/fixtures/polyglot.
+# set up the editor harness of tests/e2e/vscode/harness/ (code-server 4.100.3 + Playwright driving
+# Debian's Chromium; installed once, outside the checkout), then drive the installed extension
+# against this checkout's server on a copy of tests/fixtures/polyglot.
 #
 #   bash scripts/vscode-e2e.sh [OUT_DIR]        # default build/vscode-e2e; last line "N passed, N failed"
 #
-# FOURFOLD_HARNESS   harness folder (default ~/.cache/fourfold-harness)
-# FOURFOLD_SHARED    the shared folder with clients/ (default ../shared beside the checkout)
+# FOURFOLD_HARNESS   where the harness installs code-server and playwright-core (default ~/.cache/fourfold-harness)
 # FOURFOLD_SERVER    the fourfold program to run (default .venv/bin/fourfold; made by scripts/setup.sh)
 # FOURFOLD_UPDATE_SCREENSHOT=1  copy the panel screenshot to docs/vscode-panel.png
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-SHARED="${FOURFOLD_SHARED:-$ROOT/../shared}"
+KIT="$ROOT/tests/e2e/vscode/harness"
 HARNESS="${FOURFOLD_HARNESS:-$HOME/.cache/fourfold-harness}"
 OUT="${1:-$ROOT/build/vscode-e2e}"
 mkdir -p "$OUT"
@@ -19,12 +19,11 @@ fail() { echo "vscode-e2e: $*" >&2; echo "0 passed, 1 failed"; exit 1; }
 ms() { date +%s%3N; }
 T0=$(ms)
 
-[ -f "$SHARED/clients/vscode/setup.sh" ] || fail "no editor harness at $SHARED/clients (set FOURFOLD_SHARED)"
-bash "$SHARED/clients/vscode/setup.sh" "$HARNESS" --no-sample >"$HARNESS.setup.log" 2>&1 \
+mkdir -p "$(dirname "$HARNESS")"
+bash "$KIT/setup.sh" "$HARNESS" >"$HARNESS.setup.log" 2>&1 \
   || { tail -20 "$HARNESS.setup.log" >&2; fail "harness setup failed, see $HARNESS.setup.log"; }
 # shellcheck disable=SC1091
 source "$HARNESS/env.sh"
-export HARNESS_CLIENTS="$SHARED/clients"
 T1=$(ms)
 
 SERVER="${FOURFOLD_SERVER:-$ROOT/.venv/bin/fourfold}"
@@ -49,7 +48,7 @@ T2=$(ms)
 
 mkdir -p "$OUT"; OUT="$(cd "$OUT" && pwd)"
 STATE="$(mktemp -d "${TMPDIR:-/tmp}/fourfold-vscode.XXXXXX")"
-RUN="$SHARED/clients/vscode/run_code_server.sh"
+RUN="$KIT/run_code_server.sh"
 cleanup() {
   bash "$RUN" stop "$STATE" >/dev/null 2>&1 || true
   if [ "${KEEP_STATE:-0}" = 1 ]; then echo "state kept in $STATE"; else rm -rf "$STATE"; fi

@@ -129,14 +129,15 @@ def test_invalid_regex_is_a_query_error_with_position(snapshot: Snapshot) -> Non
     assert caught.value.position == 8
 
 
-def test_catastrophic_regex_returns_promptly(snapshot: Snapshot) -> None:
+def test_catastrophic_regex_is_answered_through_the_workspace(snapshot: Snapshot) -> None:
+    """The whole path (router, budget, RE2) answers; its linear time is tested in test_textsearch."""
     root = snapshot.root
-    (root / "evil.txt").write_text("a" * 100_000 + "b\n")
+    (root / "evil.txt").write_text("a" * 100_000 + "b\n" + "aaa\n")
     workspace = Workspace(root, Settings(index_dir=str(root.parent / "evil-index"), semantic_backend="none"))
     workspace.refresh()
     response = workspace.search(SearchRequest("re:(a+)+$"))
     assert response.intent == "exact_match"
-    assert response.timings_ms["total"] < 2000
+    assert response.results  # a line of the fixture ends in "a"; the 100 KB line is skipped as minified
 
 
 @pytest.fixture

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import time
+import re
 
 import pytest
 
+from fourfold.engine import symbols as symbols_module
 from fourfold.engine.records import Span, Symbol
-from fourfold.engine.symbols import SymbolTable, parse_symbol_query, word_key
+from fourfold.engine.symbols import FUZZY_MAX_CANDIDATES, SymbolTable, parse_symbol_query, word_key
 
 
 def sym(
@@ -136,23 +137,54 @@ def test_search_is_deterministic_and_empty_query_is_empty() -> None:
     assert len(TABLE.search("parse", limit=3)) == 3
 
 
-def test_search_speed_on_forty_thousand_symbols() -> None:
+class CountingRe:
+    """Stands in for `re` inside the symbol table: counts the fuzzy matcher's regex tests."""
+
+    escape = staticmethod(re.escape)
+    Match = re.Match
+
+    def __init__(self) -> None:
+        self.searches = 0
+
+    def compile(self, pattern: str, flags: int = 0) -> CountingPattern:
+        return CountingPattern(re.compile(pattern, flags), self)
+
+
+class CountingPattern:
+    def __init__(self, compiled: re.Pattern[str], counter: CountingRe) -> None:
+        self.compiled, self.counter = compiled, counter
+
+    def search(self, text: str) -> re.Match[str] | None:
+        self.counter.searches += 1
+        return self.compiled.search(text)
+
+
+def named_table(count: int) -> SymbolTable:
     words = ["parse", "load", "config", "http", "request", "user", "model", "view", "query", "cache"]
-    symbols = [
-        sym(
-            f"{words[i % 10]}_{words[(i // 10) % 10]}{i}",
-            "function" if i % 3 else "class",
-            path=f"p{i % 900}/m.py",
-        )
-        for i in range(40_000)
-    ]
-    table = SymbolTable(symbols)
+    return SymbolTable([
+        sym(f"{words[i % 10]}_{words[(i // 10) % 10]}{i}", "function" if i % 3 else "class", path=f"p{i % 900}/m.py")
+        for i in range(count)
+    ])
+
+
+def test_keystroke_work_is_bounded_on_forty_thousand_symbols(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each keystroke tests at most FUZZY_MAX_CANDIDATES names with a regex, however large the table.
+
+    (Speed itself is a benchmark figure: `bench/perf.py` reports workspace/symbol latency.)
+    """
+    counter = CountingRe()
+    monkeypatch.setattr(symbols_module, "re", counter)
     queries = ["parse_load1", "ParseLoad", "pl", "qc", "http_req", "Model", "zz", "user.m", "p1.m.load"]
-    timings = []
-    for query in queries:
-        for end in range(1, len(query) + 1):
-            started = time.perf_counter()
-            table.search(query[:end])
-            timings.append(time.perf_counter() - started)
-    timings.sort()
-    assert timings[int(len(timings) * 0.95)] < 0.05  # generous for CI; measured p95 is a few ms
+    work: dict[int, list[int]] = {}
+    for count in (4_000, 40_000):
+        table = named_table(count)
+        work[count] = []
+        for query in queries:
+            for end in range(1, len(query) + 1):
+                before = counter.searches
+                table.search(query[:end])
+                work[count].append(counter.searches - before)
+        assert table.search("parse_load10")[0].symbol.name == "parse_load10"
+    assert max(work[40_000]) <= FUZZY_MAX_CANDIDATES
+    assert max(work[40_000]) == FUZZY_MAX_CANDIDATES  # the cap is what bounds the large table
+    assert sum(work[40_000]) < 3 * sum(work[4_000])  # ten times the symbols, nowhere near ten times the work

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -170,18 +171,28 @@ def test_indexer_killed_mid_refresh_leaves_a_consistent_index(tmp_path: Path) ->
         folder.mkdir(parents=True, exist_ok=True)
         (folder / f"mod{number}.py").write_text(f"def function_{number}():\n    return 'marker {number}'\n")
     index = tmp_path / "index"
+    # A session of its own: whatever the indexer started (pool workers) is in its process group,
+    # which the teardown kills, so the suite leaves nothing behind even if a worker outlives it.
     child = subprocess.Popen([sys.executable, "-c", KILLER, str(root), str(index), "900"],
-                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    assert child.stdout is not None and child.stdout.readline().strip() == "midway"
-    child.send_signal(signal.SIGKILL)
-    child.wait()
-    survivor = open_workspace(root, index)
-    kept = len(survivor.snapshot().files)
-    assert 0 < kept < 1200 and kept % 400 == 0  # whole batches only: each is one transaction
-    stats = survivor.refresh()
-    assert stats.indexed == 1200 - kept
-    assert len(survivor.snapshot().files) == 1200
-    assert lines(survivor, "marker 1199") == [("pkg11/mod1199.py", 1)]
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        assert child.stdout is not None and child.stdout.readline().strip() == "midway"
+        child.send_signal(signal.SIGKILL)  # kill -9 of the indexer alone, as a user or the OOM killer does
+        child.wait()
+        survivor = open_workspace(root, index)
+        kept = len(survivor.snapshot().files)
+        assert 0 < kept < 1200 and kept % 400 == 0  # whole batches only: each is one transaction
+        stats = survivor.refresh()
+        assert stats.indexed == 1200 - kept
+        assert len(survivor.snapshot().files) == 1200
+        assert lines(survivor, "marker 1199") == [("pkg11/mod1199.py", 1)]
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(child.pid, signal.SIGKILL)
+        child.wait()
+        for stream in (child.stdin, child.stdout):
+            if stream is not None:
+                stream.close()
 
 
 def test_reopened_index_answers_as_the_one_that_built_it(tree: Path, tmp_path: Path) -> None:

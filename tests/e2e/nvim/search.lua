@@ -3,7 +3,7 @@
 -- Starts the server with Neovim's built-in LSP client on a workspace, waits for the server's
 -- `fourfold/indexStatus` notification with phase "indexed" (no sleeping), sends the requests in
 -- FOURFOLD_REQUESTS_JSON one by one, and writes every answer to FOURFOLD_OUT as JSON.
--- Adapted from ../shared/clients/neovim/request.lua (copied so the suite runs from any checkout).
+-- Self-contained: it needs only Neovim and the server, so the suite runs from a bare clone.
 --
 -- Environment: FOURFOLD_CMD_JSON (server argv), FOURFOLD_ROOT, FOURFOLD_OUT, FOURFOLD_REQUESTS_JSON,
 -- FOURFOLD_INIT_OPTIONS_JSON, FOURFOLD_TIMEOUT_MS (default 30000).

@@ -1,5 +1,5 @@
 // extension_test.mjs -- the Fourfold VS Code extension in a real editor (code-server + Chromium,
-// driven by Playwright through ../shared/clients/vscode/drive.mjs). scripts/vscode-e2e.sh builds the
+// driven by Playwright through harness/drive.mjs). scripts/vscode-e2e.sh builds the
 // .vsix, starts code-server on a copy of tests/fixtures/polyglot and runs:
 //
 //   node extension_test.mjs URL WORKSPACE OUT_DIR
@@ -8,12 +8,10 @@
 // on any failure. Waits poll the page for a condition (bounded); nothing sleeps for synchronisation.
 import fs from 'node:fs';
 import path from 'node:path';
+import * as vsc from './harness/drive.mjs';
 
 const [url, workspace, outDir = 'vscode-e2e-out'] = process.argv.slice(2);
 if (!url || !workspace) { console.error('usage: node extension_test.mjs URL WORKSPACE [OUT_DIR]'); process.exit(2); }
-const clients = process.env.HARNESS_CLIENTS;
-if (!clients) { console.error('HARNESS_CLIENTS must point at ../shared/clients'); process.exit(2); }
-const vsc = await import(path.join(clients, 'vscode', 'drive.mjs'));
 
 let passed = 0, failed = 0, page, browser;
 const shot = (name) => vsc.screenshot(page, path.join(outDir, name));
