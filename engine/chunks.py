@@ -42,6 +42,17 @@ LINE_COMMENT_PREFIXES = {
     "python": ("#",),
     "ruby": ("#",),
     "php": ("//", "/*", "*", "#"),
+    "elixir": ("#",),
+    "bash": ("#",),
+    "perl": ("#",),
+    "julia": ("#",),
+    "powershell": ("#", "<#"),
+    "nix": ("#",),
+    "hcl": ("#", "//", "/*", "*"),
+    "haskell": ("--", "{-"),
+    "lua": ("--",),
+    "sql": ("--", "/*", "*"),
+    "ocaml": ("(*", "*"),
 }
 
 MARKDOWN_HEADING = re.compile(r"^ {0,3}#{1,6}(?:\s|$)")

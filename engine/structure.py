@@ -35,8 +35,15 @@ KINDS = frozenset(
     {
         "function", "method", "class", "interface", "struct", "enum", "type", "constant",
         "variable", "module", "field", "property", "trait", "namespace", "macro", "constructor",
+        "enum_member",
     }
 )  # fmt: skip
+# Capture kinds some grammars' tags.scm use for what our vocabulary already names.
+KIND_ALIASES = {"object": "class", "protocol": "interface", "union": "struct"}
+
+# Languages whose functions are written as several clauses (Haskell equations after a signature,
+# Elixir `def` heads per pattern): consecutive same-named definitions are one symbol spanning them all.
+CLAUSE_LANGUAGES = frozenset({"haskell", "elixir"})
 
 # A function directly inside one of these is a method.
 CLASS_LIKE = frozenset({"class", "struct", "interface", "trait", "enum", "impl"})
@@ -54,6 +61,24 @@ REFERENCE_PRIORITY = {"inherit": 0, "call": 1, "reference": 2}
 # Names a grammar tags as references that are the language's own (Go tags every type name, and
 # `string` or `error` would otherwise become the most referenced "symbols" of any Go repository).
 IGNORED_REFERENCES: dict[str, frozenset[str]] = {
+    # Elixir's definition and control forms are calls in its grammar.
+    "elixir": frozenset(
+        {
+            "def", "defp", "defmacro", "defmacrop", "defguard", "defguardp", "defdelegate", "defmodule",
+            "defprotocol", "defimpl", "defstruct", "defexception", "defoverridable", "alias", "import",
+            "require", "use", "case", "cond", "if", "unless", "for", "with", "try", "receive", "raise",
+            "quote", "unquote", "fn", "doc", "moduledoc", "typedoc", "spec", "type", "impl", "callback",
+        }
+    ),
+    # Shell builtins and the commands every script runs: calls, but not to anything the workspace defines.
+    "bash": frozenset(
+        {
+            "echo", "printf", "command", "local", "export", "return", "exit", "test", "[", "[[", "cd",
+            "set", "unset", "shift", "eval", "exec", "read", "true", "false", "source", ".", "\\.",
+            "type", "shopt", "trap", "wait", "alias", "declare", "readonly", "grep", "sed", "awk",
+            "cat", "rm", "mkdir", "ls", "tr", "head", "tail", "cut", "sort", "xargs", "basename", "dirname",
+        }
+    ),
     "go": frozenset(
         {
             "any",
@@ -101,8 +126,8 @@ LIFTS: dict[str, tuple[frozenset[str], frozenset[str], bool]] = {
 # Nodes that wrap a definition without changing it; the span and the doc comment start there.
 WRAPPERS = frozenset({"decorated_definition", "export_statement", "template_declaration"})
 
-COMMENT_TYPES = frozenset({"comment", "line_comment", "block_comment"})
-COMMENT_MARKERS = re.compile(r"^\s*(?:/\*+|\*+/|\*|///?!?|//|#+|--)\s?|\s*\*+/\s*$")
+COMMENT_TYPES = frozenset({"comment", "line_comment", "block_comment", "multiline_comment", "haddock"})
+COMMENT_MARKERS = re.compile(r"^\s*(?:/\*+|\*+/|\*|///?!?|//|#+|-{2,}(?:\s*\|)?)\s?|\s*\*+/\s*$")
 SIGNATURE_MAX_CHARS = 200
 SIGNATURE_MAX_LINES = 8
 DOC_MAX_CHARS = 500
@@ -126,6 +151,8 @@ class _Scope:
     symbol: bool = True
     container: str | None = None
     qualified: str = ""
+    # The last clause of a definition written in several (CLAUSE_LANGUAGES); its end ends the span.
+    last: ts.Node | None = None
 
 
 @dataclass(frozen=True)
@@ -269,6 +296,7 @@ def _add_reference(references: dict[int, _RawReference], capture: str, name_node
 
 
 def _kind(raw_kind: str, name: str, language: str) -> str:
+    raw_kind = KIND_ALIASES.get(raw_kind, raw_kind)
     kind = raw_kind if raw_kind in KINDS or raw_kind == "impl" else "variable"
     if kind == "constant" and language in LOOSE_CONSTANT_LANGUAGES and name != name.upper():
         return "variable"
@@ -299,7 +327,9 @@ def _outer(node: ts.Node) -> ts.Node:
 def _nest(scopes: list[_Scope], language: str) -> None:
     """Containers, qualified names and method kinds, from how definitions nest in the tree."""
     class_like = CLASS_LIKE | CLASS_LIKE_EXTRA.get(language, frozenset())
+    clauses = language in CLAUSE_LANGUAGES
     stack: list[_Scope] = []
+    previous: dict[int, _Scope] = {}  # per parent (by node id, 0 at top level): the last sibling seen
     for scope in scopes:
         while stack and stack[-1].outer.end_byte <= scope.outer.start_byte:
             stack.pop()
@@ -307,6 +337,17 @@ def _nest(scopes: list[_Scope], language: str) -> None:
         if parent is not None and _restates(parent, scope):
             scope.symbol = False  # `app.set = function set() {…}` is one definition, not `set` and `set.set`
             continue
+        sibling = previous.get(parent.node.id if parent is not None else 0)
+        if clauses and sibling is not None and sibling.symbol and (sibling.name, sibling.kind) == (
+            scope.name,
+            scope.kind,
+        ):
+            sibling.last = scope.outer  # another clause of the same function: one symbol spans them
+            scope.symbol = False
+            scope.qualified = sibling.qualified
+            scope.container = sibling.container
+            continue
+        previous[parent.node.id if parent is not None else 0] = scope
         prefix = parent.qualified if parent else ""
         if scope.receiver:
             scope.container = scope.receiver
@@ -327,11 +368,15 @@ def _restates(parent: _Scope, scope: _Scope) -> bool:
 
 
 def _symbol(scope: _Scope, path: str, language: str, data: bytes, columns: _Columns) -> Symbol:
+    span = columns.definition_span(scope.outer, data)
+    if scope.last is not None:
+        end = columns.definition_span(scope.last, data)
+        span = Span(span.start_line, span.start_col, end.end_line, end.end_col)
     return Symbol(
         name=scope.name,
         kind=scope.kind,
         path=path,
-        span=columns.definition_span(scope.outer, data),
+        span=span,
         name_span=columns.span(scope.name_node),
         container=scope.container,
         qualified=scope.qualified,
@@ -558,6 +603,39 @@ def _php_import(node: ts.Node) -> Iterable[str]:
             yield f"{prefix}\\{name}" if prefix else name
 
 
+def _scala_import(node: ts.Node) -> Iterable[str]:
+    """`import a.b.{C, D => E}` -> `a.b.C`, `a.b.D`; `import a.b._` -> `a.b`."""
+    path = ".".join(_text(child) for child in node.children_by_field_name("path") if child.is_named)
+    selectors = [child for child in node.named_children if child.type == "namespace_selectors"]
+    if not selectors:
+        yield path
+        return
+    for selector in selectors[0].named_children:
+        name = selector.named_children[0] if selector.type == "arrow_renamed_identifier" else selector
+        if name.type == "identifier":
+            yield f"{path}.{_text(name)}"
+
+
+def _elixir_import(node: ts.Node) -> Iterable[str]:
+    """`alias A.B` -> `A.B`; `alias A.{B, C}` -> `A.B`, `A.C`."""
+    if node.type == "alias":
+        yield _text(node)
+        return
+    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    if left is None or right is None or right.type != "tuple":
+        return
+    prefix = _text(left)
+    yield from (f"{prefix}.{_text(item)}" for item in right.named_children if item.type == "alias")
+
+
+def _shell_import(node: ts.Node) -> Iterable[str]:
+    """`. "$NVM_DIR/nvm.sh"` -> `nvm.sh`: a leading variable is where the script was installed."""
+    spec = _unquote(_text(node))
+    if spec.startswith("$"):
+        spec = spec.split("/", 1)[1] if "/" in spec else ""
+    yield spec
+
+
 IMPORT_NORMALISERS: dict[str, Callable[[ts.Node], Iterable[str]]] = {
     "python": _python_import,
     "rust": _rust_import,
@@ -565,4 +643,7 @@ IMPORT_NORMALISERS: dict[str, Callable[[ts.Node], Iterable[str]]] = {
     "csharp": _csharp_import,
     "ruby": _ruby_import,
     "php": _php_import,
+    "scala": _scala_import,
+    "elixir": _elixir_import,
+    "bash": _shell_import,
 }

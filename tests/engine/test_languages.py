@@ -1,0 +1,263 @@
+"""The languages beyond the first twelve (issue 13): real wheels' grammars on fixture files, with
+definitions, kinds, containers, calls and imports; shebang and header detection; module edges; and
+the use-before-definition case, where go-to-definition and Ctrl+T must land on the definition's name.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from fourfold.engine import SearchRequest, Settings, Workspace
+from fourfold.engine.imports import FileSet, resolve_import
+from fourfold.engine.languages import EXTENSIONS, GRAMMARS, detect_language, grammar, shebang_language
+from fourfold.engine.records import ParsedFile, Symbol
+from fourfold.engine.structure import KINDS, parse_file
+from fourfold.lsp import convert
+
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "languages"
+NEW_LANGUAGES = ("kotlin", "scala", "swift", "elixir", "haskell", "lua", "zig", "bash")
+
+
+def parse(name: str) -> ParsedFile:
+    path = FIXTURES / name
+    text = path.read_text(encoding="utf-8")
+    return parse_file(name, text, detect_language(path, text))
+
+
+def symbol(parsed: ParsedFile, qualified: str) -> Symbol:
+    found = [s for s in parsed.symbols if s.qualified == qualified]
+    assert found, f"{qualified} not in {[s.qualified for s in parsed.symbols]}"
+    return found[0]
+
+
+@pytest.mark.parametrize("language", sorted(GRAMMARS))
+def test_every_grammar_loads_and_every_extension_names_a_known_language(language: str) -> None:
+    assert grammar(language).abi_version >= 14
+    assert set(EXTENSIONS.values()) - {"markdown", "rst", "text"} <= set(GRAMMARS)
+
+
+# (fixture, qualified, kind, container)
+DEFINITIONS = [
+    ("client.kt", "HttpClient", "class", None),
+    ("client.kt", "HttpClient.run", "method", "HttpClient"),
+    ("client.kt", "HttpClient.timeout", "property", "HttpClient"),
+    ("client.kt", "Closeable", "interface", None),
+    ("client.kt", "Registry", "class", None),
+    ("client.kt", "Method", "enum", None),
+    ("client.kt", "Method.GET", "enum_member", "Method"),
+    ("client.kt", "Handler", "type", None),
+    ("client.kt", "DEFAULT_PORT", "constant", None),
+    ("client.kt", "makeClient", "function", None),
+    ("functor.scala", "Functor", "interface", None),
+    ("functor.scala", "Functor.map", "method", "Functor"),
+    ("functor.scala", "Functor.lift", "method", "Functor"),
+    ("functor.scala", "Kleisli", "class", None),
+    ("functor.scala", "Color.Red", "enum_member", "Color"),
+    ("functor.scala", "Id", "type", None),
+    ("functor.scala", "twice", "function", None),
+    ("app.swift", "App", "class", None),
+    ("app.swift", "App.init", "constructor", "App"),
+    ("app.swift", "App.run", "method", "App"),
+    ("app.swift", "App.shutdown", "method", "App"),  # declared in an extension of App
+    ("app.swift", "Route", "struct", None),
+    ("app.swift", "Method", "enum", None),
+    ("app.swift", "Service", "interface", None),
+    ("app.swift", "Handler", "type", None),
+    ("app.swift", "configure", "function", None),
+    ("router.ex", "Demo.Router", "module", None),
+    ("router.ex", "Demo.Router.call", "function", "Demo.Router"),
+    ("router.ex", "Demo.Router.scope", "macro", "Demo.Router"),
+    ("router.ex", "Demo.Router.dispatch", "function", "Demo.Router"),
+    ("router.ex", "Demo.Param", "interface", None),
+    ("Types.hs", "Demo.Types", "module", None),
+    ("Types.hs", "encode", "function", None),
+    ("Types.hs", "Value", "type", None),
+    ("Types.hs", "Value.Null", "enum_member", "Value"),
+    ("Types.hs", "Parser", "type", None),
+    ("Types.hs", "ToJSON", "interface", None),
+    ("Types.hs", "ToJSON.toJSON", "method", "ToJSON"),
+    ("config.lua", "setup", "function", None),
+    ("config.lua", "M.reload", "method", "M"),
+    ("config.lua", "normalize", "function", None),
+    ("clap.zig", "parse", "function", None),
+    ("clap.zig", "Names", "struct", None),
+    ("clap.zig", "Names.longest", "method", "Names"),
+    ("clap.zig", "Names.long", "field", "Names"),
+    ("clap.zig", "Kind", "enum", None),
+    ("clap.zig", "Kind.flag", "enum_member", "Kind"),
+    ("clap.zig", "max_width", "constant", None),
+    ("nvm.sh", "nvm_download", "function", None),
+    ("nvm.sh", "nvm_has", "function", None),
+    ("nvm.sh", "NVM_DIR", "variable", None),
+    ("router.ts", "router", "variable", None),  # `export const router = new Builder()`
+    ("router.ts", "DEFAULT_PORT", "constant", None),
+    ("router.ts", "routes", "variable", None),
+]
+
+
+@pytest.mark.parametrize(("fixture", "qualified", "kind", "container"), DEFINITIONS)
+def test_definitions_have_kind_and_container(fixture: str, qualified: str, kind: str, container: str | None) -> None:
+    found = symbol(parse(fixture), qualified)
+    assert (found.kind, found.container) == (kind, container)
+    assert found.kind in KINDS
+
+
+# (fixture, qualified, doc)
+DOCS = [
+    ("client.kt", "HttpClient", "A client that runs requests on an engine."),
+    ("functor.scala", "Functor", "Lifts functions into a context."),
+    ("app.swift", "App", "An application that serves routes."),
+    ("Types.hs", "encode", "Encode a value."),
+    ("config.lua", "merge", "Merges two tables."),
+    ("clap.zig", "parse", "Parses one argument."),
+    ("nvm.sh", "nvm_download", "Downloads with curl or wget."),
+]
+
+
+@pytest.mark.parametrize(("fixture", "qualified", "doc"), DOCS)
+def test_the_comment_above_a_definition_is_its_doc(fixture: str, qualified: str, doc: str) -> None:
+    assert symbol(parse(fixture), qualified).doc == doc
+
+
+def test_function_clauses_are_one_symbol_spanning_them_all() -> None:
+    parsed = parse("Types.hs")
+    encode = [s for s in parsed.symbols if s.name == "encode"]
+    assert len(encode) == 1
+    assert (encode[0].span.start_line, encode[0].span.end_line) == (10, 12)  # signature + two equations
+    assert encode[0].signature == "encode :: Value -> String"
+    dispatch = [s for s in parse("router.ex").symbols if s.name == "dispatch"]
+    assert len(dispatch) == 1 and (dispatch[0].span.start_line, dispatch[0].span.end_line) == (13, 14)
+
+
+# (fixture, imports the structural pass must report)
+IMPORTS = [
+    ("client.kt", {"demo.engine.Engine", "kotlinx.coroutines.Job"}),
+    ("functor.scala", {"demo.syntax.all", "scala.collection.mutable", "scala.collection.immutable"}),
+    ("app.swift", {"Foundation", "Vapor"}),
+    ("router.ex", {"Demo.Router.Route", "Demo.Router.Helpers", "Plug.Conn", "Demo.Controller"}),
+    ("Types.hs", {"Data.Map", "Demo.Internal"}),
+    ("config.lua", {"demo.core.util"}),
+    ("clap.zig", {"std", "clap/parsers.zig"}),
+    ("nvm.sh", {"bash_completion"}),
+]
+
+
+@pytest.mark.parametrize(("fixture", "expected"), IMPORTS)
+def test_imports_are_normalised(fixture: str, expected: set[str]) -> None:
+    assert set(parse(fixture).imports) == expected
+
+
+# (language, spec, importer, files, expected target)
+RESOLUTIONS = [
+    ("kotlin", "demo.engine.Engine", "src/demo/client/Client.kt",
+     ["src/demo/engine/Engine.kt", "src/demo/client/Client.kt"], ["src/demo/engine/Engine.kt"]),
+    ("kotlin", "demo.engine", "src/demo/client/Client.kt",  # a package: its folder's files
+     ["src/demo/engine/Engines.kt", "src/demo/engine/Config.kt"],
+     ["src/demo/engine/Config.kt", "src/demo/engine/Engines.kt"]),
+    ("scala", "cats.data.Kleisli", "core/cats/Main.scala",
+     ["core/cats/data/Kleisli.scala"], ["core/cats/data/Kleisli.scala"]),
+    ("haskell", "Data.Aeson.Types", "Main.hs", ["Types.hs", "Internal.hs"], ["Types.hs"]),  # opened at src/Data/Aeson
+    ("elixir", "Phoenix.Router.Route", "lib/phoenix/router.ex",
+     ["lib/phoenix/router.ex", "lib/phoenix/router/route.ex"], ["lib/phoenix/router/route.ex"]),
+    ("elixir", "Phoenix.LiveView.Helpers", "lib/a.ex", ["lib/phoenix/live_view.ex"], ["lib/phoenix/live_view.ex"]),
+    ("lua", "lazy.core.config", "lua/lazy/init.lua",
+     ["lua/lazy/core/config.lua", "lua/lazy/init.lua"], ["lua/lazy/core/config.lua"]),
+    ("lua", "lazy.view", "lua/lazy/init.lua", ["lua/lazy/view/init.lua"], ["lua/lazy/view/init.lua"]),
+    ("zig", "clap/parsers.zig", "clap.zig", ["clap.zig", "clap/parsers.zig"], ["clap/parsers.zig"]),
+    ("zig", "std", "clap.zig", ["clap.zig"], []),
+    ("bash", "nvm.sh", "nvm-exec", ["nvm.sh", "nvm-exec"], ["nvm.sh"]),
+]
+
+
+@pytest.mark.parametrize(("language", "spec", "importer", "paths", "expected"), RESOLUTIONS)
+def test_module_edges_resolve(language: str, spec: str, importer: str, paths: list[str],
+                              expected: list[str]) -> None:
+    assert resolve_import(spec, importer, language, FileSet.of(paths)) == expected
+
+
+@pytest.mark.parametrize(("first_line", "language"), [
+    ("#!/usr/bin/env bash", "bash"),
+    ("#!/bin/sh -e", "bash"),
+    ("#!/usr/bin/python3.12 -u", "python"),
+    ("#!/usr/bin/env -S node --no-warnings", "javascript"),
+    ("#! /usr/bin/env ruby", "ruby"),
+    ("#!/usr/bin/env elixir", "elixir"),
+    ("#!/usr/bin/env fortune-teller", None),
+])
+def test_a_shebang_names_the_language_of_a_script(first_line: str, language: str | None) -> None:
+    assert shebang_language(first_line + "\necho hi\n") == language
+    assert detect_language("bin/tool", first_line + "\n") == language
+    assert detect_language("bin/tool") is None  # without the text, only the extension counts
+
+
+def test_a_cpp_header_is_told_from_a_c_header_by_its_content() -> None:
+    header = "#pragma once\nnamespace fmt {\ntemplate <typename T> class X;\n}\n"
+    assert detect_language("include/fmt/core.h", header) == "cpp"
+    assert detect_language("lib/urldata.h", "#ifndef HEADER\nstruct Curl_easy { int x; };\n#endif\n") == "c"
+    assert detect_language("script.py", "#!/usr/bin/env bash\n") == "python"  # an extension wins over a shebang
+
+
+# Every fixture uses a name above its definition; (fixture, name). Go-to-definition from the use and
+# Ctrl+T for the name must both land on the definition's name line, not on the use.
+USED_BEFORE_DEFINED = [
+    ("client.kt", "makeClient"),
+    ("functor.scala", "lift"),
+    ("app.swift", "configure"),
+    ("router.ex", "dispatch"),
+    ("Types.hs", "double"),
+    ("config.lua", "merge"),
+    ("clap.zig", "parse"),
+    ("nvm.sh", "nvm_download"),
+    ("nvm-exec", "nvm_exec_run"),
+    ("report.py", "render"),
+    ("router.ts", "makeRouter"),
+]
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory: pytest.TempPathFactory):
+    root = tmp_path_factory.mktemp("languages") / "repo"
+    shutil.copytree(FIXTURES, root)
+    index = tmp_path_factory.mktemp("index")
+    opened = Workspace(root, Settings(index_dir=str(index), semantic_backend="none"))
+    opened.refresh()
+    yield opened
+    opened.close()
+
+
+def _definition_and_use(workspace: Workspace, fixture: str, name: str) -> tuple[Symbol, int, int]:
+    parsed = workspace.snapshot().parsed[fixture]
+    definition = next(s for s in parsed.symbols if s.name == name)
+    use = min((r for r in parsed.references if r.name == name), key=lambda r: r.span.start_line)
+    assert use.span.start_line < definition.name_span.start_line, "the fixture must use the name first"
+    return definition, use.span.start_line, use.span.start_col
+
+
+@pytest.mark.parametrize(("fixture", "name"), USED_BEFORE_DEFINED)
+def test_go_to_definition_from_a_use_above_lands_on_the_name(workspace: Workspace, fixture: str, name: str) -> None:
+    definition, line, col = _definition_and_use(workspace, fixture, name)
+    hits = workspace.definitions_at(fixture, line, col + 1)
+    assert hits and (hits[0].path, hits[0].span) == (fixture, definition.name_span)
+
+
+@pytest.mark.parametrize(("fixture", "name"), USED_BEFORE_DEFINED)
+def test_ctrl_t_lands_on_the_definition_not_on_the_use_above(workspace: Workspace, fixture: str, name: str) -> None:
+    definition, _, _ = _definition_and_use(workspace, fixture, name)
+    answer = workspace.search_dict(SearchRequest(query=name, limit=50))
+    rows = convert.result_rows(workspace, answer["results"], "utf-16")
+    entry = convert.workspace_symbol(next(row for row in rows if row["path"] == fixture))
+    start = entry.location.range.start  # type: ignore[union-attr]
+    assert (start.line, start.character) == (definition.name_span.start_line, definition.name_span.start_col)
+
+
+def test_a_script_without_extension_is_parsed_by_its_shebang(workspace: Workspace) -> None:
+    assert workspace.snapshot().files["nvm-exec"].language == "bash"
+    assert {s.name for s in workspace.snapshot().parsed["nvm-exec"].symbols} == {"nvm_exec_main", "nvm_exec_run"}
+
+
+def test_every_new_language_has_a_fixture() -> None:
+    covered = {detect_language(p, p.read_text(encoding="utf-8")) for p in FIXTURES.iterdir()}
+    assert set(NEW_LANGUAGES) <= covered
