@@ -10,7 +10,7 @@ Specifiers arrive normalised by the structural pass (see `records.ParsedFile.imp
 Python `a.b`, `.m.x`, `..z`; JS/TS module strings; Go import paths; Rust `crate::a::b`, `super::x`,
 `self::y`, `mod:foo`; Java/C# dotted names; C/C++ `foo.h` and `<foo.h>`; Ruby require arguments;
 PHP `A\\B`; Kotlin/Scala/Haskell/Elixir dotted module names; Lua `require` paths; Zig and shell
-relative file paths.
+relative file paths; Perl `A::B`; Dart `package:` URIs; OCaml unit names; Terraform module sources.
 """
 
 from __future__ import annotations
@@ -484,6 +484,34 @@ def _resolve_relative_file(spec: str, from_path: str, files: FileSet) -> list[st
     return files.with_suffix(posixpath.normpath(spec).lstrip("./")) if "/" in spec or "." in spec else []
 
 
+def _resolve_perl(spec: str, from_path: str, files: FileSet) -> list[str]:
+    """`use Foo::Bar` is `Foo/Bar.pm` below some library folder (`lib/`)."""
+    return _trailing(spec.split("::"), ".pm", files)
+
+
+def _resolve_ocaml(spec: str, from_path: str, files: FileSet) -> list[str]:
+    """The compilation unit `Foo_bar` is the file `foo_bar.ml` (dune finds it in any folder)."""
+    return files.with_suffix(spec[:1].lower() + spec[1:] + ".ml") if spec else []
+
+
+def _resolve_dart(spec: str, from_path: str, files: FileSet) -> list[str]:
+    """`package:name/src/x.dart` is the package's `lib/src/x.dart`; `dart:` libraries are the SDK's."""
+    if spec.startswith("dart:"):
+        return []
+    if spec.startswith("package:"):
+        inner = spec.removeprefix("package:").partition("/")[2]
+        return files.with_suffix(posixpath.join("lib", inner)) or files.with_suffix(inner)
+    return _resolve_relative_file(spec, from_path, files)
+
+
+def _resolve_terraform(spec: str, from_path: str, files: FileSet) -> list[str]:
+    """A module `source = "./modules/vpc"` is the `.tf` files of that folder (registry sources are not)."""
+    if not spec.startswith("."):
+        return []
+    folder = posixpath.normpath(posixpath.join(posixpath.dirname(from_path), spec))
+    return sorted(p for p in files.by_dir.get(folder, ()) if p.endswith(".tf"))
+
+
 RESOLVERS: dict[str, Callable[[str, str, FileSet], list[str]]] = {
     "python": _resolve_python,
     "javascript": _resolve_js,
@@ -504,4 +532,13 @@ RESOLVERS: dict[str, Callable[[str, str, FileSet], list[str]]] = {
     "lua": _resolve_lua,
     "zig": _resolve_relative_file,
     "bash": _resolve_relative_file,
+    "objc": _resolve_include,
+    "julia": _resolve_relative_file,
+    "perl": _resolve_perl,
+    "powershell": _resolve_relative_file,
+    "groovy": _resolve_package(".groovy"),
+    "solidity": _resolve_relative_file,
+    "hcl": _resolve_terraform,
+    "dart": _resolve_dart,
+    "ocaml": _resolve_ocaml,
 }

@@ -65,6 +65,28 @@ EXTENSIONS: dict[str, str] = {
     ".bash": "bash",
     ".zsh": "bash",
     ".bats": "bash",
+    ".m": "objc",
+    ".mm": "objc",
+    ".dart": "dart",
+    ".ml": "ocaml",
+    ".jl": "julia",
+    ".pl": "perl",
+    ".pm": "perl",
+    ".t": "perl",
+    ".ps1": "powershell",
+    ".psm1": "powershell",
+    ".groovy": "groovy",
+    ".gradle": "groovy",
+    ".sol": "solidity",
+    ".tf": "hcl",
+    ".hcl": "hcl",
+    ".sql": "sql",
+    ".fs": "fsharp",
+    ".fsx": "fsharp",
+    ".f90": "fortran",
+    ".f95": "fortran",
+    ".f03": "fortran",
+    ".f08": "fortran",
     ".md": "markdown",
     ".markdown": "markdown",
     ".rst": "rst",
@@ -92,6 +114,18 @@ GRAMMARS: dict[str, Grammar] = {
     "lua": Grammar("tree_sitter_lua"),
     "zig": Grammar("tree_sitter_zig"),
     "bash": Grammar("tree_sitter_bash"),
+    "objc": Grammar("tree_sitter_objc"),
+    "dart": Grammar("tree_sitter_dart"),
+    "ocaml": Grammar("tree_sitter_ocaml", "language_ocaml"),
+    "julia": Grammar("tree_sitter_julia"),
+    "perl": Grammar("tree_sitter_perl"),
+    "powershell": Grammar("tree_sitter_powershell"),
+    "groovy": Grammar("tree_sitter_groovy"),
+    "solidity": Grammar("tree_sitter_solidity"),
+    "hcl": Grammar("tree_sitter_hcl"),
+    "sql": Grammar("tree_sitter_sql"),
+    "fsharp": Grammar("tree_sitter_fsharp"),
+    "fortran": Grammar("tree_sitter_fortran"),
 }
 
 # Documentation languages are chunked by heading rather than parsed.
@@ -121,6 +155,11 @@ INTERPRETERS: dict[str, str] = {
     "kotlin": "kotlin",
     "scala": "scala",
     "swift": "swift",
+    "perl": "perl",
+    "julia": "julia",
+    "pwsh": "powershell",
+    "groovy": "groovy",
+    "ocaml": "ocaml",
 }
 _SHEBANG = re.compile(r"#![ \t]*(\S+)(?:[ \t]+(.*))?")
 _VERSION_SUFFIX = re.compile(r"[\d.]+$")
@@ -129,6 +168,7 @@ _CPP_HEADER = re.compile(
     r"^[ \t]*(?:namespace\b|template[ \t]*<|class[ \t]+\w+[^;]*$|(?:public|private|protected):|using[ \t]+\w)",
     re.MULTILINE,
 )
+_OBJC_HEADER = re.compile(r"^[ \t]*(?:@interface|@protocol|#import)\b", re.MULTILINE)
 # How much of a header is read to decide: the declarations that give C++ away come early.
 CPP_SNIFF_CHARS = 20_000
 
@@ -138,7 +178,8 @@ def detect_language(path: str | PurePath, text: str | None = None) -> str | None
 
     With the file's `text` (where the caller has read it: discovery, editor buffers) two cheap looks
     at the content refine it: a `#!` line names the language of a script without an extension, and
-    a `.h` header that declares namespaces, templates or classes is C++ rather than C.
+    a `.h` header that declares namespaces, templates or classes is C++ rather than C (one with
+    `@interface`, `@protocol` or `#import`, Objective-C).
     """
     pure = PurePath(path)
     suffix = pure.suffix.lower()
@@ -147,8 +188,11 @@ def detect_language(path: str | PurePath, text: str | None = None) -> str | None
         return language
     if language is None and text.startswith("#!"):
         return shebang_language(text)
-    if suffix == ".h" and _CPP_HEADER.search(text, 0, CPP_SNIFF_CHARS):
-        return "cpp"
+    if suffix == ".h":
+        if _OBJC_HEADER.search(text, 0, CPP_SNIFF_CHARS):
+            return "objc"
+        if _CPP_HEADER.search(text, 0, CPP_SNIFF_CHARS):
+            return "cpp"
     return language
 
 

@@ -39,7 +39,15 @@ KINDS = frozenset(
     }
 )  # fmt: skip
 # Capture kinds some grammars' tags.scm use for what our vocabulary already names.
-KIND_ALIASES = {"object": "class", "protocol": "interface", "union": "struct"}
+KIND_ALIASES = {
+    "object": "class",
+    "protocol": "interface",
+    "union": "struct",
+    "mixin": "class",  # Dart
+    "extension": "class",  # Dart's named extensions
+    "enum_variant": "enum_member",  # OCaml
+    "operator": "function",  # OCaml
+}
 
 # Languages whose functions are written as several clauses (Haskell equations after a signature,
 # Elixir `def` heads per pattern): consecutive same-named definitions are one symbol spanning them all.
@@ -636,6 +644,11 @@ def _shell_import(node: ts.Node) -> Iterable[str]:
     yield spec
 
 
+def _ocaml_import(node: ts.Node) -> Iterable[str]:
+    """`open Foo.Bar` and `module M = Foo.Bar` depend on the compilation unit Foo (`foo.ml`)."""
+    yield _text(node).split(".", 1)[0].strip()
+
+
 IMPORT_NORMALISERS: dict[str, Callable[[ts.Node], Iterable[str]]] = {
     "python": _python_import,
     "rust": _rust_import,
@@ -646,4 +659,6 @@ IMPORT_NORMALISERS: dict[str, Callable[[ts.Node], Iterable[str]]] = {
     "scala": _scala_import,
     "elixir": _elixir_import,
     "bash": _shell_import,
+    "powershell": _shell_import,
+    "ocaml": _ocaml_import,
 }

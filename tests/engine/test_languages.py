@@ -18,7 +18,8 @@ from fourfold.engine.structure import KINDS, parse_file
 from fourfold.lsp import convert
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "languages"
-NEW_LANGUAGES = ("kotlin", "scala", "swift", "elixir", "haskell", "lua", "zig", "bash")
+NEW_LANGUAGES = ("kotlin", "scala", "swift", "elixir", "haskell", "lua", "zig", "bash", "objc", "dart", "ocaml",
+                 "julia", "perl", "powershell", "groovy", "solidity", "hcl", "sql")
 
 
 def parse(name: str) -> ParsedFile:
@@ -92,6 +93,46 @@ DEFINITIONS = [
     ("nvm.sh", "nvm_download", "function", None),
     ("nvm.sh", "nvm_has", "function", None),
     ("nvm.sh", "NVM_DIR", "variable", None),
+    ("Widget.h", "Widget", "class", None),
+    ("Widget.h", "Widget.render", "method", "Widget"),
+    ("Widget.h", "Widget.width", "property", "Widget"),
+    ("Widget.h", "Drawable", "interface", None),
+    ("Widget.m", "Widget.render", "method", "Widget"),  # in the @implementation
+    ("Widget.m", "draw_widget", "function", None),
+    ("widget.dart", "Widget", "class", None),
+    ("widget.dart", "Widget.build", "method", "Widget"),
+    ("widget.dart", "Color.red", "enum_member", "Color"),
+    ("widget.dart", "Builder", "type", None),
+    ("widget.dart", "maxWidth", "constant", None),
+    ("shapes.ml", "area", "function", None),
+    ("shapes.ml", "shape", "type", None),
+    ("solve.jl", "Solver", "module", None),
+    ("solve.jl", "Solver.solve", "function", "Solver"),
+    ("solve.jl", "Solver.run", "function", "Solver"),  # `run() = …`
+    ("solve.jl", "Solver.Point", "struct", "Solver"),
+    ("solve.jl", "Solver.Shape", "type", "Solver"),
+    ("solve.jl", "Solver.MAX_STEPS", "constant", "Solver"),
+    ("solve.jl", "Solver.trace", "macro", "Solver"),
+    ("Bar.pm", "Demo::Bar", "module", None),
+    ("Bar.pm", "build", "function", None),
+    ("tools.ps1", "Get-Thing", "function", None),
+    ("tools.ps1", "Widget.Run", "method", "Widget"),
+    ("tools.ps1", "Color.Red", "enum_member", "Color"),
+    ("build.groovy", "Build", "class", None),
+    ("build.groovy", "Build.prepare", "method", "Build"),
+    ("build.groovy", "Task", "interface", None),
+    ("Token.sol", "Token", "class", None),
+    ("Token.sol", "Token.transfer", "method", "Token"),
+    ("Token.sol", "Token.Account", "struct", "Token"),
+    ("Token.sol", "Token.State", "enum", "Token"),
+    ("main.tf", "vpc", "module", None),
+    ("main.tf", "web", "class", None),
+    ("main.tf", "ami", "variable", None),
+    ("main.tf", "tags", "variable", None),
+    ("schema.sql", "users", "struct", None),
+    ("schema.sql", "users.name", "field", "users"),
+    ("schema.sql", "active_users", "struct", None),
+    ("schema.sql", "add_one", "function", None),
     ("router.ts", "router", "variable", None),  # `export const router = new Builder()`
     ("router.ts", "DEFAULT_PORT", "constant", None),
     ("router.ts", "routes", "variable", None),
@@ -114,6 +155,11 @@ DOCS = [
     ("config.lua", "merge", "Merges two tables."),
     ("clap.zig", "parse", "Parses one argument."),
     ("nvm.sh", "nvm_download", "Downloads with curl or wget."),
+    ("Widget.h", "Widget", "A widget on screen."),
+    ("Widget.m", "draw_widget", "Draws a widget."),
+    ("Bar.pm", "build", "Builds an object."),
+    ("tools.ps1", "Get-Thing", "Gets a thing."),
+    ("Token.sol", "Token", "A token."),
 ]
 
 
@@ -142,6 +188,15 @@ IMPORTS = [
     ("config.lua", {"demo.core.util"}),
     ("clap.zig", {"std", "clap/parsers.zig"}),
     ("nvm.sh", {"bash_completion"}),
+    ("Widget.m", {"Widget.h", "<Foundation/Foundation.h>"}),
+    ("widget.dart", {"package:demo/src/base.dart", "util.dart"}),
+    ("shapes.ml", {"Geometry", "Printer"}),
+    ("solve.jl", {"LinearAlgebra", "util.jl"}),
+    ("Bar.pm", {"strict", "Demo::Util"}),
+    ("tools.ps1", {"./lib.ps1", "./Util.psm1"}),
+    ("build.groovy", {"demo.util.Helper"}),
+    ("Token.sol", {"./IERC20.sol"}),
+    ("main.tf", {"./modules/vpc"}),
 ]
 
 
@@ -169,6 +224,18 @@ RESOLUTIONS = [
     ("zig", "clap/parsers.zig", "clap.zig", ["clap.zig", "clap/parsers.zig"], ["clap/parsers.zig"]),
     ("zig", "std", "clap.zig", ["clap.zig"], []),
     ("bash", "nvm.sh", "nvm-exec", ["nvm.sh", "nvm-exec"], ["nvm.sh"]),
+    ("objc", "Widget.h", "src/Widget.m", ["src/Widget.h", "src/Widget.m"], ["src/Widget.h"]),
+    ("dart", "package:demo/src/base.dart", "lib/widget.dart", ["lib/src/base.dart"], ["lib/src/base.dart"]),
+    ("dart", "dart:async", "lib/widget.dart", ["lib/async.dart"], []),
+    ("ocaml", "Geometry", "bin/shapes.ml", ["src/geometry.ml"], ["src/geometry.ml"]),
+    ("julia", "util.jl", "src/solve.jl", ["src/util.jl"], ["src/util.jl"]),
+    ("perl", "Demo::Util", "lib/Demo/Bar.pm", ["lib/Demo/Util.pm"], ["lib/Demo/Util.pm"]),
+    ("powershell", "./lib.ps1", "scripts/tools.ps1", ["scripts/lib.ps1"], ["scripts/lib.ps1"]),
+    ("groovy", "demo.util.Helper", "src/demo/Build.groovy", ["src/demo/util/Helper.groovy"],
+     ["src/demo/util/Helper.groovy"]),
+    ("solidity", "./IERC20.sol", "contracts/Token.sol", ["contracts/IERC20.sol"], ["contracts/IERC20.sol"]),
+    ("hcl", "./modules/vpc", "main.tf", ["modules/vpc/main.tf", "modules/vpc/vars.tf", "modules/vpc/README.md"],
+     ["modules/vpc/main.tf", "modules/vpc/vars.tf"]),
 ]
 
 
@@ -214,6 +281,12 @@ USED_BEFORE_DEFINED = [
     ("nvm-exec", "nvm_exec_run"),
     ("report.py", "render"),
     ("router.ts", "makeRouter"),
+    ("Widget.m", "render"),
+    ("widget.dart", "render"),
+    ("solve.jl", "solve"),
+    ("Bar.pm", "build"),
+    ("build.groovy", "prepare"),
+    ("Token.sol", "_move"),
 ]
 
 
