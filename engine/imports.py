@@ -460,7 +460,9 @@ def _resolve_elixir(spec: str, from_path: str, files: FileSet) -> list[str]:
     """`Phoenix.Router.Route` lives in `phoenix/router/route.ex` (Mix's convention: snake_case parts);
     a nested module without a file of its own is in its parent's."""
     parts = [_CAMEL_BOUNDARY.sub("_", part).lower() for part in spec.split(".") if part]
-    for count in range(len(parts), 0, -1):
+    # Down to two names: `Phoenix.Socket.Transport` may live in `phoenix/socket.ex`, but every module
+    # of the project does not live in `phoenix.ex`.
+    for count in range(len(parts), min(len(parts), 2) - 1, -1):
         found = _trailing(parts[:count], ".ex", files)
         if found:
             return found

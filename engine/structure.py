@@ -410,6 +410,8 @@ def _signature(outer: ts.Node, data: bytes) -> str:
 
 
 def _body(node: ts.Node) -> ts.Node | None:
+    if node.type == "template_declaration" and node.named_child_count:
+        node = node.named_children[-1]  # `template <…>` then the function or class it makes
     body = node.child_by_field_name("body")
     if body is None:
         declaration = node.child_by_field_name("declaration")

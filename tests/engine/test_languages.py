@@ -334,3 +334,46 @@ def test_a_script_without_extension_is_parsed_by_its_shebang(workspace: Workspac
 def test_every_new_language_has_a_fixture() -> None:
     covered = {detect_language(p, p.read_text(encoding="utf-8")) for p in FIXTURES.iterdir()}
     assert set(NEW_LANGUAGES) <= covered
+
+
+# (header, implementation, qualified): a declaration in a header and its definition share the name.
+HEADER_PAIRS = [
+    ("easy.h", "easy.c", "Curl_easy_prepare"),
+    ("format.h", "format.cc", "fmt.vprint"),
+    ("format.h", "format.cc", "fmt.format_error.report"),
+]
+
+
+@pytest.mark.parametrize(("header", "source", "qualified"), HEADER_PAIRS)
+def test_a_header_declaration_is_a_symbol_named_as_its_definition(header: str, source: str, qualified: str) -> None:
+    declared, defined = symbol(parse(header), qualified), symbol(parse(source), qualified)
+    assert declared.kind == defined.kind
+    assert declared.path != defined.path
+    assert qualified.rsplit(".", 1)[-1] in declared.signature
+
+
+def test_header_declarations_carry_kind_signature_and_doc() -> None:
+    easy = parse("easy.h")
+    prototype = symbol(easy, "Curl_easy_prepare")
+    assert prototype.signature == "CURLcode Curl_easy_prepare(struct Curl_easy *data, int flags);"
+    assert prototype.doc == "Prepare the easy handle."
+    assert (symbol(easy, "Curl_easy").kind, symbol(easy, "Curl_easy").doc) == ("struct", "A handle.")
+    assert symbol(easy, "CURLoption").kind == "type"
+    assert symbol(easy, "CURLoption.CURLOPT_A").kind == "enum_member"
+    assert symbol(easy, "HEADER_CURL_EASY_H").kind == "macro"
+    assert detect_language("format.h", (FIXTURES / "format.h").read_text()) == "cpp"
+    template = symbol(parse("format.h"), "fmt.format")
+    assert template.signature.startswith("template <typename... T> FMT_INLINE auto format(")
+    assert template.doc == "Formats args."
+
+
+def test_a_prototype_travels_with_the_declarations_around_it() -> None:
+    chunks = parse("easy.h").chunks
+    assert not any(chunk.symbol == "Curl_easy_prepare" and chunk.kind == "definition" for chunk in chunks)
+    assert any("Curl_easy_prepare" in chunk.text for chunk in chunks)
+    assert any(chunk.symbol == "Curl_easy_prepare" and chunk.kind == "definition" for chunk in parse("easy.c").chunks)
+
+
+def test_a_search_for_an_api_lists_its_header_and_its_implementation(workspace: Workspace) -> None:
+    answer = workspace.search_dict(SearchRequest(query="Curl_easy_prepare", limit=10))
+    assert {"easy.h", "easy.c"} <= {row["path"] for row in answer["results"]}
