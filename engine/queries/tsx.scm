@@ -58,3 +58,7 @@
 (call_expression
   function: (import)
   arguments: (arguments . (string) @import))
+
+(enum_body name: (property_identifier) @name @definition.enum_member)
+(enum_assignment name: (property_identifier) @name) @definition.enum_member
+(abstract_class_declaration name: (type_identifier) @name) @definition.class

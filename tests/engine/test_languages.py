@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from fourfold.engine import SearchRequest, Settings, Workspace
+from fourfold.engine import SearchRequest, Settings, Workspace, classify
 from fourfold.engine.imports import FileSet, resolve_import
 from fourfold.engine.languages import EXTENSIONS, GRAMMARS, detect_language, grammar, shebang_language
 from fourfold.engine.records import ParsedFile, Symbol
+from fourfold.engine.retrievers import structural
 from fourfold.engine.structure import KINDS, parse_file
 from fourfold.lsp import convert
 
@@ -377,3 +378,43 @@ def test_a_prototype_travels_with_the_declarations_around_it() -> None:
 def test_a_search_for_an_api_lists_its_header_and_its_implementation(workspace: Workspace) -> None:
     answer = workspace.search_dict(SearchRequest(query="Curl_easy_prepare", limit=10))
     assert {"easy.h", "easy.c"} <= {row["path"] for row in answer["results"]}
+
+
+# (path, source, qualified, kind): kinds beyond functions and classes in the first twelve languages.
+MORE_KINDS = [
+    ("a.rs", "enum Shape { Circle, Square(u8) }\n", "Shape.Square", "enum_member"),
+    ("a.rs", "macro_rules! ensure { () => {} }\n", "ensure", "macro"),
+    ("a.rs", "static LIMIT: u8 = 3;\n", "LIMIT", "constant"),
+    ("a.ts", "enum Color { Red, Green = 2 }\n", "Color.Green", "enum_member"),
+    ("a.ts", "export abstract class Shape {}\n", "Shape", "class"),
+    ("a.ts", "export type Id = string;\n", "Id", "type"),
+    ("a.ts", "export const router = new RouterBuilder();\n", "router", "variable"),
+    ("a.js", "export const handler = createHandler();\n", "handler", "variable"),
+    ("a.java", "enum Level { LOW, HIGH(2); Level() {} Level(int x) {} }\n", "Level.HIGH", "enum_member"),
+    ("a.cs", "enum Level { Low, High = 2 }\n", "Level.High", "enum_member"),
+    ("a.php", "<?php enum Suit { case Hearts; case Spades; }\n", "Suit.Spades", "enum_member"),
+    ("a.go", "package a\nvar DefaultClient = &Client{}\n", "DefaultClient", "variable"),
+    ("a.kt", "package a\nval defaultClient = Client()\n", "defaultClient", "variable"),
+]
+
+
+@pytest.mark.parametrize(("path", "source", "qualified", "kind"), MORE_KINDS)
+def test_every_kind_of_definition_is_a_symbol(path: str, source: str, qualified: str, kind: str) -> None:
+    assert symbol(parse_file(path, source, detect_language(path)), qualified).kind == kind
+
+
+@pytest.mark.parametrize("query", ["where is router defined", "router"])
+def test_an_exported_constant_is_found_by_the_structural_retriever(workspace: Workspace, query: str) -> None:
+    request = SearchRequest(query=query, limit=5, modes=("structural",))
+    answer = workspace.search_dict(request)
+    row = next(row for row in answer["results"] if row["path"] == "router.ts")
+    spans = [row["range"], *row["matches"]]
+    assert any(span["start"]["line"] == 6 for span in spans)  # `export const router = …`
+    hits = structural(workspace.snapshot(), request, classify(query), 5)
+    assert (hits[0].path, hits[0].symbol, hits[0].span.start_line) == ("router.ts", "router", 6)
+
+
+@pytest.mark.parametrize("language", ["kotlin", "swift", "haskell", "lua", "zig", "bash"])
+def test_the_languages_filter_knows_the_new_languages(workspace: Workspace, language: str) -> None:
+    answer = workspace.search_dict(SearchRequest(query="run", limit=20, languages=(language,)))
+    assert all(row["language"] == language for row in answer["results"])
