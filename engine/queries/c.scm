@@ -4,13 +4,6 @@
 (union_specifier name: (type_identifier) @name body: (_)) @definition.struct
 (enum_specifier name: (type_identifier) @name body: (_)) @definition.enum
 (enumerator name: (identifier) @name) @definition.enum_member
-; A header's forward declaration (`struct Curl_easy;`) declares the type: a symbol with the same
-; qualified name as its definition, so a search for the name lists the header and the definition.
-(translation_unit (struct_specifier name: (type_identifier) @name !body) @definition.struct)
-(preproc_ifdef (struct_specifier name: (type_identifier) @name !body) @definition.struct)
-(preproc_if (struct_specifier name: (type_identifier) @name !body) @definition.struct)
-(preproc_else (struct_specifier name: (type_identifier) @name !body) @definition.struct)
-(preproc_elif (struct_specifier name: (type_identifier) @name !body) @definition.struct)
 (preproc_def name: (identifier) @name) @definition.macro
 (preproc_function_def name: (identifier) @name) @definition.macro
 

@@ -8,20 +8,6 @@
 (namespace_definition name: [(namespace_identifier) (nested_namespace_specifier)] @name) @definition.namespace
 (alias_declaration name: (type_identifier) @name) @definition.type
 (enumerator name: (identifier) @name) @definition.enum_member
-; A header's forward declaration (`struct Curl_easy;`) declares the type: a symbol with the same
-; qualified name as its definition, so a search for the name lists the header and the definition.
-(translation_unit (struct_specifier name: (type_identifier) @name !body) @definition.struct)
-(preproc_ifdef (struct_specifier name: (type_identifier) @name !body) @definition.struct)
-(preproc_if (struct_specifier name: (type_identifier) @name !body) @definition.struct)
-(preproc_else (struct_specifier name: (type_identifier) @name !body) @definition.struct)
-(preproc_elif (struct_specifier name: (type_identifier) @name !body) @definition.struct)
-(declaration_list (struct_specifier name: (type_identifier) @name !body) @definition.struct)
-(translation_unit (class_specifier name: (type_identifier) @name !body) @definition.class)
-(preproc_ifdef (class_specifier name: (type_identifier) @name !body) @definition.class)
-(preproc_if (class_specifier name: (type_identifier) @name !body) @definition.class)
-(preproc_else (class_specifier name: (type_identifier) @name !body) @definition.class)
-(preproc_elif (class_specifier name: (type_identifier) @name !body) @definition.class)
-(declaration_list (class_specifier name: (type_identifier) @name !body) @definition.class)
 (preproc_def name: (identifier) @name) @definition.macro
 (preproc_function_def name: (identifier) @name) @definition.macro
 

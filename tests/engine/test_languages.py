@@ -358,7 +358,9 @@ def test_header_declarations_carry_kind_signature_and_doc() -> None:
     prototype = symbol(easy, "Curl_easy_prepare")
     assert prototype.signature == "CURLcode Curl_easy_prepare(struct Curl_easy *data, int flags);"
     assert prototype.doc == "Prepare the easy handle."
-    assert (symbol(easy, "Curl_easy").kind, symbol(easy, "Curl_easy").doc) == ("struct", "A handle.")
+    # A forward declaration (`struct Curl_easy;`) is not a symbol: it says nothing, and curl's headers
+    # repeat one in dozens of files (measured: as symbols they cost 0.04 NDCG@10 on curl).
+    assert not any(s.name == "Curl_easy" for s in easy.symbols)
     assert symbol(easy, "CURLoption").kind == "type"
     assert symbol(easy, "CURLoption.CURLOPT_A").kind == "enum_member"
     assert symbol(easy, "HEADER_CURL_EASY_H").kind == "macro"
