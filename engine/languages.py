@@ -177,7 +177,8 @@ def detect_language(path: str | PurePath, text: str | None = None) -> str | None
     """The language id for a path, by extension; None for files indexed as plain text only.
 
     With the file's `text` (where the caller has read it: discovery, editor buffers) two cheap looks
-    at the content refine it: a `#!` line names the language of a script without an extension, and
+    at the content refine it: a `#!` line (or an editor mode line) names the language of a script
+    without an extension, and
     a `.h` header that declares namespaces, templates or classes is C++ rather than C (one with
     `@interface`, `@protocol` or `#import`, Objective-C).
     """
@@ -186,14 +187,42 @@ def detect_language(path: str | PurePath, text: str | None = None) -> str | None
     language = EXTENSIONS.get(suffix)
     if text is None:
         return language
-    if language is None and text.startswith("#!"):
-        return shebang_language(text)
+    if language is None:
+        return shebang_language(text) if text.startswith("#!") else mode_line_language(text)
     if suffix == ".h":
         if _OBJC_HEADER.search(text, 0, CPP_SNIFF_CHARS):
             return "objc"
         if _CPP_HEADER.search(text, 0, CPP_SNIFF_CHARS):
             return "cpp"
     return language
+
+
+# Editor mode lines name the language of a file that has neither extension nor `#!` (bash-completion's
+# `# ssh(1) completion  -*- shell-script -*-`, `# vim: ft=sh`): Emacs mode or Vim filetype -> language id.
+MODES: dict[str, str] = {
+    "sh": "bash",
+    "shell-script": "bash",
+    "bash": "bash",
+    "zsh": "bash",
+    "python": "python",
+    "ruby": "ruby",
+    "perl": "perl",
+    "cperl": "perl",
+    "lua": "lua",
+    "js": "javascript",
+    "javascript": "javascript",
+    "elixir": "elixir",
+    "haskell": "haskell",
+}
+_EMACS_MODE = re.compile(r"-\*-\s*(?:mode:\s*)?([\w+-]+?)(?:-mode)?\s*(?:;[^\n]*)?-\*-", re.IGNORECASE)
+_VIM_MODE = re.compile(r"\bvim?:.*?\b(?:ft|filetype)=([\w+-]+)")
+
+
+def mode_line_language(text: str) -> str | None:
+    """The language an Emacs `-*- mode -*-` or Vim `ft=` line in the first two lines names, or None."""
+    head = "\n".join(text.split("\n", 2)[:2])
+    match = _EMACS_MODE.search(head) or _VIM_MODE.search(head)
+    return MODES.get(match.group(1).lower()) if match else None
 
 
 def shebang_language(text: str) -> str | None:

@@ -12,7 +12,14 @@ import pytest
 
 from fourfold.engine import SearchRequest, Settings, Workspace, classify
 from fourfold.engine.imports import FileSet, resolve_import
-from fourfold.engine.languages import EXTENSIONS, GRAMMARS, detect_language, grammar, shebang_language
+from fourfold.engine.languages import (
+    EXTENSIONS,
+    GRAMMARS,
+    detect_language,
+    grammar,
+    mode_line_language,
+    shebang_language,
+)
 from fourfold.engine.records import ParsedFile, Symbol
 from fourfold.engine.retrievers import structural
 from fourfold.engine.structure import KINDS, parse_file
@@ -420,3 +427,15 @@ def test_an_exported_constant_is_found_by_the_structural_retriever(workspace: Wo
 def test_the_languages_filter_knows_the_new_languages(workspace: Workspace, language: str) -> None:
     answer = workspace.search_dict(SearchRequest(query="run", limit=20, languages=(language,)))
     assert all(row["language"] == language for row in answer["results"])
+
+
+@pytest.mark.parametrize(("head", "language"), [
+    ("# ssh(1) completion                    -*- shell-script -*-\n", "bash"),
+    ("# -*- mode: python; coding: utf-8 -*-\n", "python"),
+    ("-- -*- lua -*-\n", "lua"),
+    ("# helper\n# vim: set ft=sh :\n", "bash"),
+    ("# just a comment -*- no-such-mode -*-\n", None),
+])
+def test_an_editor_mode_line_names_the_language_of_a_file_without_extension(head: str, language: str | None) -> None:
+    assert mode_line_language(head) == language
+    assert detect_language("completions/ssh", head + "complete -F _ssh ssh\n") == language
