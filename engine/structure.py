@@ -425,7 +425,39 @@ def _doc(scope: _Scope, language: str, data: bytes) -> str:
         docstring = _docstring(scope.node)
         if docstring:
             return docstring[:DOC_MAX_CHARS]
+    if language == "elixir":
+        attribute = _elixir_doc(scope.outer)
+        if attribute:
+            return attribute[:DOC_MAX_CHARS]
     return _leading_comment(scope.outer, data)[:DOC_MAX_CHARS]
+
+
+# Elixir documents with attributes, not comments: `@doc` above a function, `@moduledoc` first in a module.
+ELIXIR_DOC_ATTRIBUTES = frozenset({"doc", "typedoc", "moduledoc"})
+
+
+def _elixir_doc(outer: ts.Node) -> str:
+    """The string of the `@doc` just above a definition (past `@spec` and other attributes), or of the
+    module's `@moduledoc`."""
+    blocks = [child for child in outer.named_children if child.type == "do_block"]
+    candidates = blocks[0].named_children[:3] if blocks else []
+    sibling = outer.prev_named_sibling
+    while sibling is not None and sibling.type in ("unary_operator", "comment"):
+        candidates.append(sibling)
+        sibling = sibling.prev_named_sibling
+    for node in candidates:
+        operand = node.child_by_field_name("operand") if node.type == "unary_operator" else None
+        target = operand.child_by_field_name("target") if operand is not None else None
+        if target is None or _text(target) not in ELIXIR_DOC_ATTRIBUTES:
+            continue
+        if (_text(target) == "moduledoc") != bool(blocks):
+            continue
+        strings = [arg for child in operand.named_children if child.type == "arguments"
+                   for arg in child.named_children if arg.type in ("string", "sigil")]
+        if strings:
+            content = b"".join(_text_bytes(part) for part in strings[0].named_children if part.type == "quoted_content")
+            return inspect.cleandoc(content.decode("utf-8", "replace"))
+    return ""
 
 
 def _docstring(node: ts.Node) -> str:

@@ -163,6 +163,8 @@ DOCS = [
     ("config.lua", "merge", "Merges two tables."),
     ("clap.zig", "parse", "Parses one argument."),
     ("nvm.sh", "nvm_download", "Downloads with curl or wget."),
+    ("router.ex", "Demo.Router", "Routes requests."),  # @moduledoc
+    ("router.ex", "Demo.Router.scope", "Defines a scope."),  # @doc
     ("Widget.h", "Widget", "A widget on screen."),
     ("Widget.m", "draw_widget", "Draws a widget."),
     ("Bar.pm", "build", "Builds an object."),
