@@ -448,7 +448,7 @@ def _elixir_doc(outer: ts.Node) -> str:
     for node in candidates:
         operand = node.child_by_field_name("operand") if node.type == "unary_operator" else None
         target = operand.child_by_field_name("target") if operand is not None else None
-        if target is None or _text(target) not in ELIXIR_DOC_ATTRIBUTES:
+        if operand is None or target is None or _text(target) not in ELIXIR_DOC_ATTRIBUTES:
             continue
         if (_text(target) == "moduledoc") != bool(blocks):
             continue
