@@ -52,6 +52,9 @@ KIND_ALIASES = {
 # Languages whose functions are written as several clauses (Haskell equations after a signature,
 # Elixir `def` heads per pattern): consecutive same-named definitions are one symbol spanning them all.
 CLAUSE_LANGUAGES = frozenset({"haskell", "elixir"})
+# Grammars that parse a function's body as the next sibling of its signature (Dart's top-level
+# functions and methods): the definition spans both.
+DETACHED_BODIES: dict[str, frozenset[str]] = {"dart": frozenset({"function_body"})}
 
 # A function directly inside one of these is a method.
 CLASS_LIKE = frozenset({"class", "struct", "interface", "trait", "enum", "impl"})
@@ -134,7 +137,9 @@ LIFTS: dict[str, tuple[frozenset[str], frozenset[str], bool]] = {
 # Nodes that wrap a definition without changing it; the span and the doc comment start there.
 WRAPPERS = frozenset({"decorated_definition", "export_statement", "template_declaration"})
 
-COMMENT_TYPES = frozenset({"comment", "line_comment", "block_comment", "multiline_comment", "haddock"})
+COMMENT_TYPES = frozenset(
+    {"comment", "line_comment", "block_comment", "multiline_comment", "haddock", "documentation_comment"}
+)
 COMMENT_MARKERS = re.compile(r"^\s*(?:/\*+|\*+/|\*|///?!?|//|#+|-{2,}(?:\s*\|)?)\s?|\s*\*+/\s*$")
 SIGNATURE_MAX_CHARS = 200
 SIGNATURE_MAX_LINES = 8
@@ -159,8 +164,13 @@ class _Scope:
     symbol: bool = True
     container: str | None = None
     qualified: str = ""
-    # The last clause of a definition written in several (CLAUSE_LANGUAGES); its end ends the span.
+    # The last clause of a definition written in several (CLAUSE_LANGUAGES), or a body the grammar puts
+    # beside its signature (DETACHED_BODIES): its end ends the definition.
     last: ts.Node | None = None
+
+    @property
+    def end_byte(self) -> int:
+        return (self.last or self.outer).end_byte
 
 
 @dataclass(frozen=True)
@@ -264,7 +274,7 @@ def _collect(language: str, root: ts.Node) -> tuple[list[_Scope], list[_RawRefer
         for ref in references.values()
         if ref.name_node.id not in definition_names and _text(ref.name_node) not in ignored
     ]
-    ordered = sorted(scopes.values(), key=lambda s: (s.outer.start_byte, -s.outer.end_byte, s.pattern))
+    ordered = sorted(scopes.values(), key=lambda s: (s.outer.start_byte, -s.end_byte, s.pattern))
     return ordered, kept, imports
 
 
@@ -284,15 +294,19 @@ def _add_scope(
     if existing is not None and existing.pattern <= pattern:
         return
     section, _, raw_kind = capture.partition(".")
+    outer = _outer(core)
+    body = outer.next_named_sibling
+    detached = body if body is not None and body.type in DETACHED_BODIES.get(language, ()) else None
     scopes[core.id] = _Scope(
         node=core,
-        outer=_outer(core),
+        outer=outer,
         name_node=name_node,
         name=_text(name_node),
         kind=_kind(raw_kind, _text(name_node), language),
         pattern=pattern,
         receiver=_text(receivers[0]) if receivers else None,
         symbol=section == "definition",
+        last=detached,
     )
 
 
@@ -339,7 +353,7 @@ def _nest(scopes: list[_Scope], language: str) -> None:
     stack: list[_Scope] = []
     previous: dict[int, _Scope] = {}  # per parent (by node id, 0 at top level): the last sibling seen
     for scope in scopes:
-        while stack and stack[-1].outer.end_byte <= scope.outer.start_byte:
+        while stack and stack[-1].end_byte <= scope.outer.start_byte:
             stack.pop()
         parent = stack[-1] if stack else None
         if parent is not None and _restates(parent, scope):
@@ -509,11 +523,11 @@ def _references(
     for ref in ordered:
         start = ref.name_node.start_byte
         while position < len(scopes) and scopes[position].outer.start_byte <= start:
-            while stack and stack[-1].outer.end_byte <= scopes[position].outer.start_byte:
+            while stack and stack[-1].end_byte <= scopes[position].outer.start_byte:
                 stack.pop()
             stack.append(scopes[position])
             position += 1
-        while stack and stack[-1].outer.end_byte <= start:
+        while stack and stack[-1].end_byte <= start:
             stack.pop()
         enclosing = stack[-1].qualified if stack else None
         result.append(Reference(_text(ref.name_node), ref.kind, path, columns.span(ref.name_node), enclosing))

@@ -165,6 +165,7 @@ DOCS = [
     ("nvm.sh", "nvm_download", "Downloads with curl or wget."),
     ("router.ex", "Demo.Router", "Routes requests."),  # @moduledoc
     ("router.ex", "Demo.Router.scope", "Defines a scope."),  # @doc
+    ("widget.dart", "Widget", "A widget."),
     ("Widget.h", "Widget", "A widget on screen."),
     ("Widget.m", "draw_widget", "Draws a widget."),
     ("Bar.pm", "build", "Builds an object."),
@@ -441,3 +442,11 @@ def test_the_languages_filter_knows_the_new_languages(workspace: Workspace, lang
 def test_an_editor_mode_line_names_the_language_of_a_file_without_extension(head: str, language: str | None) -> None:
     assert mode_line_language(head) == language
     assert detect_language("completions/ssh", head + "complete -F _ssh ssh\n") == language
+
+
+def test_a_dart_body_beside_its_signature_belongs_to_the_definition() -> None:
+    parsed = parse("widget.dart")
+    build = symbol(parsed, "Widget.build")
+    assert (build.span.start_line, build.span.end_line) == (7, 9)
+    call = next(r for r in parsed.references if r.name == "render")
+    assert call.enclosing == "Widget.build"
