@@ -24,6 +24,7 @@ from fourfold.engine.records import ParsedFile, Symbol
 from fourfold.engine.retrievers import structural
 from fourfold.engine.structure import KINDS, parse_file
 from fourfold.lsp import convert
+from fourfold.lsp.kinds import FALLBACK_KIND, symbol_kind
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "languages"
 NEW_LANGUAGES = ("kotlin", "scala", "swift", "elixir", "haskell", "lua", "zig", "bash", "objc", "dart", "ocaml",
@@ -450,3 +451,8 @@ def test_a_dart_body_beside_its_signature_belongs_to_the_definition() -> None:
     assert (build.span.start_line, build.span.end_line) == (7, 9)
     call = next(r for r in parsed.references if r.name == "render")
     assert call.enclosing == "Widget.build"
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_every_kind_has_a_workspace_symbol_icon(kind: str) -> None:
+    assert symbol_kind(kind) != FALLBACK_KIND
