@@ -35,6 +35,8 @@ TEXT_MAX_CHARS = 4000
 # file); constants, fields and macros travel with the code around them.
 UNIT_KINDS = frozenset({"function", "method", "constructor", "class", "interface", "struct", "enum", "trait"})
 SPLITTABLE_KINDS = frozenset({"class", "interface", "struct", "enum", "trait"})
+# Languages whose headers declare functions apart from their definitions.
+PROTOTYPE_LANGUAGES = frozenset({"c", "cpp", "objc"})
 
 # Comment lines directly above a definition belong to its chunk, not to the gap before it.
 DEFAULT_COMMENT_PREFIXES = ("//", "/*", "*")
@@ -42,6 +44,17 @@ LINE_COMMENT_PREFIXES = {
     "python": ("#",),
     "ruby": ("#",),
     "php": ("//", "/*", "*", "#"),
+    "elixir": ("#",),
+    "bash": ("#",),
+    "perl": ("#",),
+    "julia": ("#",),
+    "powershell": ("#", "<#"),
+    "nix": ("#",),
+    "hcl": ("#", "//", "/*", "*"),
+    "haskell": ("--", "{-"),
+    "lua": ("--",),
+    "sql": ("--", "/*", "*"),
+    "ocaml": ("(*", "*"),
 }
 
 MARKDOWN_HEADING = re.compile(r"^ {0,3}#{1,6}(?:\s|$)")
@@ -60,7 +73,7 @@ def make_chunks(path: str, text: str, language: str | None, symbols: Sequence[Sy
     if language not in GRAMMARS:
         return tuple(builder.windows(0, builder.last, "window", None))
     units = sorted(
-        (symbol for symbol in symbols if symbol.kind in UNIT_KINDS),
+        (symbol for symbol in symbols if symbol.kind in UNIT_KINDS and not builder.prototype(symbol)),
         key=lambda s: (s.span.start_line, -s.span.end_line),
     )
     return tuple(builder.region(units, 0, builder.last, None))
@@ -93,6 +106,15 @@ class _Builder:
             yield from self.unit(unit, units, start)
             cursor = unit.span.end_line + 1
         yield from self.windows(cursor, last, "gap", enclosing)
+
+    def prototype(self, symbol: Symbol) -> bool:
+        """A C-family function or method declared without a body (a header's prototype): it travels
+        with the declarations around it, as macros do, instead of being a one-line chunk of its own
+        (measured: a header's one-line prototypes outranked the `.c` files that implement them)."""
+        if self.language not in PROTOTYPE_LANGUAGES or symbol.kind not in ("function", "method"):
+            return False
+        span = symbol.span
+        return not any("{" in line for line in self.lines[span.start_line : span.end_line + 1])
 
     def comment_start(self, line: int, floor: int) -> int:
         """The first line of the comment block right above `line`: it documents the definition."""

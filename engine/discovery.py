@@ -190,5 +190,5 @@ def read_file(
     except OSError as error:
         raise UnreadableFile(f"{relative}: {error.strerror or error}") from error
     text = decode(data, relative)
-    record = FileRecord(relative, len(data), info.st_mtime_ns, digest(data), detect_language(relative))
+    record = FileRecord(relative, len(data), info.st_mtime_ns, digest(data), detect_language(relative, text))
     return record, text

@@ -9,7 +9,8 @@ workspace whose layout we do not understand still gets text and structure search
 Specifiers arrive normalised by the structural pass (see `records.ParsedFile.imports`):
 Python `a.b`, `.m.x`, `..z`; JS/TS module strings; Go import paths; Rust `crate::a::b`, `super::x`,
 `self::y`, `mod:foo`; Java/C# dotted names; C/C++ `foo.h` and `<foo.h>`; Ruby require arguments;
-PHP `A\\B`.
+PHP `A\\B`; Kotlin/Scala/Haskell/Elixir dotted module names; Lua `require` paths; Zig and shell
+relative file paths; Perl `A::B`; Dart `package:` URIs; OCaml unit names; Terraform module sources.
 """
 
 from __future__ import annotations
@@ -23,9 +24,9 @@ from dataclasses import dataclass, field
 JS_EXTENSIONS: tuple[str, ...] = (".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts", ".d.ts")
 PYTHON_EXTENSIONS: tuple[str, ...] = (".py", ".pyi")
 # File stems that stand for their folder (a package's entry file): they make the folder name a key.
-FOLDER_STEMS = frozenset({"__init__", "index", "mod", "lib", "main"})
+FOLDER_STEMS = frozenset({"__init__", "index", "mod", "lib", "main", "init"})
 # Languages whose imports name a folder: every file there matters to them.
-FOLDER_IMPORT_EXTENSIONS = frozenset({".go", ".java", ".cs"})
+FOLDER_IMPORT_EXTENSIONS = frozenset({".go", ".java", ".cs", ".kt", ".scala"})
 RUST_CRATE_ROOTS: tuple[str, ...] = ("lib.rs", "main.rs")
 
 _KEY_SPLIT = re.compile(r"[./\\:<>@\-]+")
@@ -413,6 +414,106 @@ def _resolve_ruby(spec: str, from_path: str, files: FileSet) -> list[str]:
     return files.first([target, posixpath.join("lib", target)]) or files.with_suffix(target)
 
 
+# --- Kotlin, Scala, Haskell, Elixir, Lua: dotted module names over folders ----------------------
+
+
+def _resolve_package(extension: str) -> Callable[[str, str, FileSet], list[str]]:
+    """Kotlin and Scala: `a.b.C` is the file `a/b/C.kt` when one is named after the class; else `a.b`
+    is a package, a folder, whose files are what the import brings in (a Kotlin file need not be
+    named after what it declares, and `import a.b.*` names the package itself)."""
+
+    def resolve(spec: str, from_path: str, files: FileSet) -> list[str]:
+        parts = [part for part in spec.split(".") if part and part not in ("*", "_")]
+        for count in range(len(parts), 0, -1):
+            found = _trailing(parts[:count], extension, files)
+            if found:
+                return found
+            stem = "/".join(parts[:count])
+            folders = files.dirs_with_suffix(stem) if count >= 2 else []
+            found = _sources_in(folders, extension, files)
+            if found:
+                return found
+        return []
+
+    return resolve
+
+
+def _trailing(parts: list[str], extension: str, files: FileSet) -> list[str]:
+    """Files for a module path whose leading names may be folders above the workspace (a workspace
+    opened at `src/Data/Aeson` still imports `Data.Aeson.Types`); one trailing name alone must be unique."""
+    for start in range(len(parts)):
+        found = files.with_suffix("/".join(parts[start:]) + extension)
+        if found and (len(parts) - start >= 2 or len(found) == 1):
+            return found
+    return []
+
+
+def _resolve_haskell(spec: str, from_path: str, files: FileSet) -> list[str]:
+    """`Data.Aeson.Types` is `Data/Aeson/Types.hs` below some source folder."""
+    return _trailing(spec.split("."), ".hs", files)
+
+
+_CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+
+
+def _resolve_elixir(spec: str, from_path: str, files: FileSet) -> list[str]:
+    """`Phoenix.Router.Route` lives in `phoenix/router/route.ex` (Mix's convention: snake_case parts);
+    a nested module without a file of its own is in its parent's."""
+    parts = [_CAMEL_BOUNDARY.sub("_", part).lower() for part in spec.split(".") if part]
+    # Down to two names: `Phoenix.Socket.Transport` may live in `phoenix/socket.ex`, but every module
+    # of the project does not live in `phoenix.ex`.
+    for count in range(len(parts), min(len(parts), 2) - 1, -1):
+        found = _trailing(parts[:count], ".ex", files)
+        if found:
+            return found
+    return []
+
+
+def _resolve_lua(spec: str, from_path: str, files: FileSet) -> list[str]:
+    """`require("lazy.core.config")` is `lazy/core/config.lua` or `lazy/core/config/init.lua` on the path."""
+    parts = spec.split(".")
+    return _trailing(parts, ".lua", files) or _trailing([*parts, "init"], ".lua", files)
+
+
+def _resolve_relative_file(spec: str, from_path: str, files: FileSet) -> list[str]:
+    """Zig `@import("x.zig")` and shell `source ./x.sh`: a path from the importing file's folder, else
+    a file the path ends with (`. "$NVM_DIR/nvm.sh"` was installed beside its caller)."""
+    if not spec or spec.startswith("$"):
+        return []
+    local = posixpath.normpath(posixpath.join(posixpath.dirname(from_path), spec))
+    if local in files:
+        return [local]
+    return files.with_suffix(posixpath.normpath(spec).lstrip("./")) if "/" in spec or "." in spec else []
+
+
+def _resolve_perl(spec: str, from_path: str, files: FileSet) -> list[str]:
+    """`use Foo::Bar` is `Foo/Bar.pm` below some library folder (`lib/`)."""
+    return _trailing(spec.split("::"), ".pm", files)
+
+
+def _resolve_ocaml(spec: str, from_path: str, files: FileSet) -> list[str]:
+    """The compilation unit `Foo_bar` is the file `foo_bar.ml` (dune finds it in any folder)."""
+    return files.with_suffix(spec[:1].lower() + spec[1:] + ".ml") if spec else []
+
+
+def _resolve_dart(spec: str, from_path: str, files: FileSet) -> list[str]:
+    """`package:name/src/x.dart` is the package's `lib/src/x.dart`; `dart:` libraries are the SDK's."""
+    if spec.startswith("dart:"):
+        return []
+    if spec.startswith("package:"):
+        inner = spec.removeprefix("package:").partition("/")[2]
+        return files.with_suffix(posixpath.join("lib", inner)) or files.with_suffix(inner)
+    return _resolve_relative_file(spec, from_path, files)
+
+
+def _resolve_terraform(spec: str, from_path: str, files: FileSet) -> list[str]:
+    """A module `source = "./modules/vpc"` is the `.tf` files of that folder (registry sources are not)."""
+    if not spec.startswith("."):
+        return []
+    folder = posixpath.normpath(posixpath.join(posixpath.dirname(from_path), spec))
+    return sorted(p for p in files.by_dir.get(folder, ()) if p.endswith(".tf"))
+
+
 RESOLVERS: dict[str, Callable[[str, str, FileSet], list[str]]] = {
     "python": _resolve_python,
     "javascript": _resolve_js,
@@ -426,4 +527,20 @@ RESOLVERS: dict[str, Callable[[str, str, FileSet], list[str]]] = {
     "c": _resolve_include,
     "cpp": _resolve_include,
     "ruby": _resolve_ruby,
+    "kotlin": _resolve_package(".kt"),
+    "scala": _resolve_package(".scala"),
+    "haskell": _resolve_haskell,
+    "elixir": _resolve_elixir,
+    "lua": _resolve_lua,
+    "zig": _resolve_relative_file,
+    "bash": _resolve_relative_file,
+    "objc": _resolve_include,
+    "julia": _resolve_relative_file,
+    "perl": _resolve_perl,
+    "powershell": _resolve_relative_file,
+    "groovy": _resolve_package(".groovy"),
+    "solidity": _resolve_relative_file,
+    "hcl": _resolve_terraform,
+    "dart": _resolve_dart,
+    "ocaml": _resolve_ocaml,
 }

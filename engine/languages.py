@@ -8,6 +8,7 @@ index builds offline. A file whose extension is not listed here is still indexed
 from __future__ import annotations
 
 import importlib
+import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path, PurePath
@@ -49,6 +50,43 @@ EXTENSIONS: dict[str, str] = {
     ".cs": "csharp",
     ".rb": "ruby",
     ".php": "php",
+    ".kt": "kotlin",
+    ".kts": "kotlin",
+    ".scala": "scala",
+    ".sc": "scala",
+    ".swift": "swift",
+    ".ex": "elixir",
+    ".exs": "elixir",
+    ".hs": "haskell",
+    ".lhs": "haskell",
+    ".lua": "lua",
+    ".zig": "zig",
+    ".sh": "bash",
+    ".bash": "bash",
+    ".zsh": "bash",
+    ".bats": "bash",
+    ".m": "objc",
+    ".mm": "objc",
+    ".dart": "dart",
+    ".ml": "ocaml",
+    ".jl": "julia",
+    ".pl": "perl",
+    ".pm": "perl",
+    ".t": "perl",
+    ".ps1": "powershell",
+    ".psm1": "powershell",
+    ".groovy": "groovy",
+    ".gradle": "groovy",
+    ".sol": "solidity",
+    ".tf": "hcl",
+    ".hcl": "hcl",
+    ".sql": "sql",
+    ".fs": "fsharp",
+    ".fsx": "fsharp",
+    ".f90": "fortran",
+    ".f95": "fortran",
+    ".f03": "fortran",
+    ".f08": "fortran",
     ".md": "markdown",
     ".markdown": "markdown",
     ".rst": "rst",
@@ -68,15 +106,137 @@ GRAMMARS: dict[str, Grammar] = {
     "csharp": Grammar("tree_sitter_c_sharp"),
     "ruby": Grammar("tree_sitter_ruby"),
     "php": Grammar("tree_sitter_php", "language_php"),
+    "kotlin": Grammar("tree_sitter_kotlin"),
+    "scala": Grammar("tree_sitter_scala"),
+    "swift": Grammar("tree_sitter_swift"),
+    "elixir": Grammar("tree_sitter_elixir"),
+    "haskell": Grammar("tree_sitter_haskell"),
+    "lua": Grammar("tree_sitter_lua"),
+    "zig": Grammar("tree_sitter_zig"),
+    "bash": Grammar("tree_sitter_bash"),
+    "objc": Grammar("tree_sitter_objc"),
+    "dart": Grammar("tree_sitter_dart"),
+    "ocaml": Grammar("tree_sitter_ocaml", "language_ocaml"),
+    "julia": Grammar("tree_sitter_julia"),
+    "perl": Grammar("tree_sitter_perl"),
+    "powershell": Grammar("tree_sitter_powershell"),
+    "groovy": Grammar("tree_sitter_groovy"),
+    "solidity": Grammar("tree_sitter_solidity"),
+    "hcl": Grammar("tree_sitter_hcl"),
+    "sql": Grammar("tree_sitter_sql"),
+    "fsharp": Grammar("tree_sitter_fsharp"),
+    "fortran": Grammar("tree_sitter_fortran"),
 }
 
 # Documentation languages are chunked by heading rather than parsed.
 DOC_LANGUAGES = frozenset({"markdown", "rst", "text"})
 
 
-def detect_language(path: str | PurePath) -> str | None:
-    """The language id for a path, by extension; None for files indexed as plain text only."""
-    return EXTENSIONS.get(PurePath(path).suffix.lower())
+# Interpreter named on a `#!` line -> language id, for scripts without an extension (`nvm-exec`,
+# `bin/rails`). `env` and its flags are looked through: `#!/usr/bin/env -S bash -e` is bash.
+INTERPRETERS: dict[str, str] = {
+    "sh": "bash",
+    "bash": "bash",
+    "zsh": "bash",
+    "dash": "bash",
+    "ksh": "bash",
+    "python": "python",
+    "node": "javascript",
+    "nodejs": "javascript",
+    "deno": "typescript",
+    "ts-node": "typescript",
+    "ruby": "ruby",
+    "php": "php",
+    "lua": "lua",
+    "luajit": "lua",
+    "elixir": "elixir",
+    "runhaskell": "haskell",
+    "runghc": "haskell",
+    "kotlin": "kotlin",
+    "scala": "scala",
+    "swift": "swift",
+    "perl": "perl",
+    "julia": "julia",
+    "pwsh": "powershell",
+    "groovy": "groovy",
+    "ocaml": "ocaml",
+}
+_SHEBANG = re.compile(r"#![ \t]*(\S+)(?:[ \t]+(.*))?")
+_VERSION_SUFFIX = re.compile(r"[\d.]+$")
+# What only C++ writes at the start of a line: enough to tell a C++ `.h` header from a C one.
+_CPP_HEADER = re.compile(
+    r"^[ \t]*(?:namespace\b|template[ \t]*<|class[ \t]+\w+[^;]*$|(?:public|private|protected):|using[ \t]+\w)",
+    re.MULTILINE,
+)
+_OBJC_HEADER = re.compile(r"^[ \t]*(?:@interface|@protocol|#import)\b", re.MULTILINE)
+# How much of a header is read to decide: the declarations that give C++ away come early.
+CPP_SNIFF_CHARS = 20_000
+
+
+def detect_language(path: str | PurePath, text: str | None = None) -> str | None:
+    """The language id for a path, by extension; None for files indexed as plain text only.
+
+    With the file's `text` (where the caller has read it: discovery, editor buffers) two cheap looks
+    at the content refine it: a `#!` line (or an editor mode line) names the language of a script
+    without an extension, and
+    a `.h` header that declares namespaces, templates or classes is C++ rather than C (one with
+    `@interface`, `@protocol` or `#import`, Objective-C).
+    """
+    pure = PurePath(path)
+    suffix = pure.suffix.lower()
+    language = EXTENSIONS.get(suffix)
+    if text is None:
+        return language
+    if language is None:
+        return shebang_language(text) if text.startswith("#!") else mode_line_language(text)
+    if suffix == ".h":
+        if _OBJC_HEADER.search(text, 0, CPP_SNIFF_CHARS):
+            return "objc"
+        if _CPP_HEADER.search(text, 0, CPP_SNIFF_CHARS):
+            return "cpp"
+    return language
+
+
+# Editor mode lines name the language of a file that has neither extension nor `#!` (bash-completion's
+# `# ssh(1) completion  -*- shell-script -*-`, `# vim: ft=sh`): Emacs mode or Vim filetype -> language id.
+MODES: dict[str, str] = {
+    "sh": "bash",
+    "shell-script": "bash",
+    "bash": "bash",
+    "zsh": "bash",
+    "python": "python",
+    "ruby": "ruby",
+    "perl": "perl",
+    "cperl": "perl",
+    "lua": "lua",
+    "js": "javascript",
+    "javascript": "javascript",
+    "elixir": "elixir",
+    "haskell": "haskell",
+}
+_EMACS_MODE = re.compile(r"-\*-\s*(?:mode:\s*)?([\w+-]+?)(?:-mode)?\s*(?:;[^\n]*)?-\*-", re.IGNORECASE)
+_VIM_MODE = re.compile(r"\bvim?:.*?\b(?:ft|filetype)=([\w+-]+)")
+
+
+def mode_line_language(text: str) -> str | None:
+    """The language an Emacs `-*- mode -*-` or Vim `ft=` line in the first two lines names, or None."""
+    head = "\n".join(text.split("\n", 2)[:2])
+    match = _EMACS_MODE.search(head) or _VIM_MODE.search(head)
+    return MODES.get(match.group(1).lower()) if match else None
+
+
+def shebang_language(text: str) -> str | None:
+    """The language a `#!` first line runs the script with, or None for an unknown interpreter."""
+    line = text.split("\n", 1)[0].rstrip("\r")
+    match = _SHEBANG.match(line)
+    if match is None:
+        return None
+    program = PurePath(match.group(1)).name
+    words = (match.group(2) or "").split()
+    if program == "env":
+        words = [word for word in words if not word.startswith("-")]
+        program = PurePath(words[0]).name if words else ""
+    return INTERPRETERS.get(_VERSION_SUFFIX.sub("", program).rstrip("-") or program)
 
 
 def has_grammar(language: str | None) -> bool:

@@ -55,8 +55,10 @@ def _ranked_definitions(snapshot: Snapshot, path: str, name: str) -> list[Symbol
 
 
 def _hit(symbol: Symbol) -> Hit:
+    """A definition as a navigation target: at its name, where go-to-definition puts the cursor
+    (its span starts at a decorator or a doc comment's wrapper, lines above the name)."""
     return Hit(
-        symbol.path, symbol.span, 1.0, symbol.qualified, symbol.kind, symbol.signature, symbol.language
+        symbol.path, symbol.name_span, 1.0, symbol.qualified, symbol.kind, symbol.signature, symbol.language
     )
 
 

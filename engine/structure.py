@@ -35,8 +35,26 @@ KINDS = frozenset(
     {
         "function", "method", "class", "interface", "struct", "enum", "type", "constant",
         "variable", "module", "field", "property", "trait", "namespace", "macro", "constructor",
+        "enum_member",
     }
 )  # fmt: skip
+# Capture kinds some grammars' tags.scm use for what our vocabulary already names.
+KIND_ALIASES = {
+    "object": "class",
+    "protocol": "interface",
+    "union": "struct",
+    "mixin": "class",  # Dart
+    "extension": "class",  # Dart's named extensions
+    "enum_variant": "enum_member",  # OCaml
+    "operator": "function",  # OCaml
+}
+
+# Languages whose functions are written as several clauses (Haskell equations after a signature,
+# Elixir `def` heads per pattern): consecutive same-named definitions are one symbol spanning them all.
+CLAUSE_LANGUAGES = frozenset({"haskell", "elixir"})
+# Grammars that parse a function's body as the next sibling of its signature (Dart's top-level
+# functions and methods): the definition spans both.
+DETACHED_BODIES: dict[str, frozenset[str]] = {"dart": frozenset({"function_body"})}
 
 # A function directly inside one of these is a method.
 CLASS_LIKE = frozenset({"class", "struct", "interface", "trait", "enum", "impl"})
@@ -54,6 +72,24 @@ REFERENCE_PRIORITY = {"inherit": 0, "call": 1, "reference": 2}
 # Names a grammar tags as references that are the language's own (Go tags every type name, and
 # `string` or `error` would otherwise become the most referenced "symbols" of any Go repository).
 IGNORED_REFERENCES: dict[str, frozenset[str]] = {
+    # Elixir's definition and control forms are calls in its grammar.
+    "elixir": frozenset(
+        {
+            "def", "defp", "defmacro", "defmacrop", "defguard", "defguardp", "defdelegate", "defmodule",
+            "defprotocol", "defimpl", "defstruct", "defexception", "defoverridable", "alias", "import",
+            "require", "use", "case", "cond", "if", "unless", "for", "with", "try", "receive", "raise",
+            "quote", "unquote", "fn", "doc", "moduledoc", "typedoc", "spec", "type", "impl", "callback",
+        }
+    ),
+    # Shell builtins and the commands every script runs: calls, but not to anything the workspace defines.
+    "bash": frozenset(
+        {
+            "echo", "printf", "command", "local", "export", "return", "exit", "test", "[", "[[", "cd",
+            "set", "unset", "shift", "eval", "exec", "read", "true", "false", "source", ".", "\\.",
+            "type", "shopt", "trap", "wait", "alias", "declare", "readonly", "grep", "sed", "awk",
+            "cat", "rm", "mkdir", "ls", "tr", "head", "tail", "cut", "sort", "xargs", "basename", "dirname",
+        }
+    ),
     "go": frozenset(
         {
             "any",
@@ -101,8 +137,10 @@ LIFTS: dict[str, tuple[frozenset[str], frozenset[str], bool]] = {
 # Nodes that wrap a definition without changing it; the span and the doc comment start there.
 WRAPPERS = frozenset({"decorated_definition", "export_statement", "template_declaration"})
 
-COMMENT_TYPES = frozenset({"comment", "line_comment", "block_comment"})
-COMMENT_MARKERS = re.compile(r"^\s*(?:/\*+|\*+/|\*|///?!?|//|#+|--)\s?|\s*\*+/\s*$")
+COMMENT_TYPES = frozenset(
+    {"comment", "line_comment", "block_comment", "multiline_comment", "haddock", "documentation_comment"}
+)
+COMMENT_MARKERS = re.compile(r"^\s*(?:/\*+|\*+/|\*|///?!?|//|#+|-{2,}(?:\s*\|)?)\s?|\s*\*+/\s*$")
 SIGNATURE_MAX_CHARS = 200
 SIGNATURE_MAX_LINES = 8
 DOC_MAX_CHARS = 500
@@ -126,6 +164,13 @@ class _Scope:
     symbol: bool = True
     container: str | None = None
     qualified: str = ""
+    # The last clause of a definition written in several (CLAUSE_LANGUAGES), or a body the grammar puts
+    # beside its signature (DETACHED_BODIES): its end ends the definition.
+    last: ts.Node | None = None
+
+    @property
+    def end_byte(self) -> int:
+        return (self.last or self.outer).end_byte
 
 
 @dataclass(frozen=True)
@@ -229,7 +274,7 @@ def _collect(language: str, root: ts.Node) -> tuple[list[_Scope], list[_RawRefer
         for ref in references.values()
         if ref.name_node.id not in definition_names and _text(ref.name_node) not in ignored
     ]
-    ordered = sorted(scopes.values(), key=lambda s: (s.outer.start_byte, -s.outer.end_byte, s.pattern))
+    ordered = sorted(scopes.values(), key=lambda s: (s.outer.start_byte, -s.end_byte, s.pattern))
     return ordered, kept, imports
 
 
@@ -249,15 +294,19 @@ def _add_scope(
     if existing is not None and existing.pattern <= pattern:
         return
     section, _, raw_kind = capture.partition(".")
+    outer = _outer(core)
+    body = outer.next_named_sibling
+    detached = body if body is not None and body.type in DETACHED_BODIES.get(language, ()) else None
     scopes[core.id] = _Scope(
         node=core,
-        outer=_outer(core),
+        outer=outer,
         name_node=name_node,
         name=_text(name_node),
         kind=_kind(raw_kind, _text(name_node), language),
         pattern=pattern,
         receiver=_text(receivers[0]) if receivers else None,
         symbol=section == "definition",
+        last=detached,
     )
 
 
@@ -269,6 +318,7 @@ def _add_reference(references: dict[int, _RawReference], capture: str, name_node
 
 
 def _kind(raw_kind: str, name: str, language: str) -> str:
+    raw_kind = KIND_ALIASES.get(raw_kind, raw_kind)
     kind = raw_kind if raw_kind in KINDS or raw_kind == "impl" else "variable"
     if kind == "constant" and language in LOOSE_CONSTANT_LANGUAGES and name != name.upper():
         return "variable"
@@ -299,14 +349,27 @@ def _outer(node: ts.Node) -> ts.Node:
 def _nest(scopes: list[_Scope], language: str) -> None:
     """Containers, qualified names and method kinds, from how definitions nest in the tree."""
     class_like = CLASS_LIKE | CLASS_LIKE_EXTRA.get(language, frozenset())
+    clauses = language in CLAUSE_LANGUAGES
     stack: list[_Scope] = []
+    previous: dict[int, _Scope] = {}  # per parent (by node id, 0 at top level): the last sibling seen
     for scope in scopes:
-        while stack and stack[-1].outer.end_byte <= scope.outer.start_byte:
+        while stack and stack[-1].end_byte <= scope.outer.start_byte:
             stack.pop()
         parent = stack[-1] if stack else None
         if parent is not None and _restates(parent, scope):
             scope.symbol = False  # `app.set = function set() {…}` is one definition, not `set` and `set.set`
             continue
+        sibling = previous.get(parent.node.id if parent is not None else 0)
+        if clauses and sibling is not None and sibling.symbol and (sibling.name, sibling.kind) == (
+            scope.name,
+            scope.kind,
+        ):
+            sibling.last = scope.outer  # another clause of the same function: one symbol spans them
+            scope.symbol = False
+            scope.qualified = sibling.qualified
+            scope.container = sibling.container
+            continue
+        previous[parent.node.id if parent is not None else 0] = scope
         prefix = parent.qualified if parent else ""
         if scope.receiver:
             scope.container = scope.receiver
@@ -327,11 +390,15 @@ def _restates(parent: _Scope, scope: _Scope) -> bool:
 
 
 def _symbol(scope: _Scope, path: str, language: str, data: bytes, columns: _Columns) -> Symbol:
+    span = columns.definition_span(scope.outer, data)
+    if scope.last is not None:
+        end = columns.definition_span(scope.last, data)
+        span = Span(span.start_line, span.start_col, end.end_line, end.end_col)
     return Symbol(
         name=scope.name,
         kind=scope.kind,
         path=path,
-        span=columns.definition_span(scope.outer, data),
+        span=span,
         name_span=columns.span(scope.name_node),
         container=scope.container,
         qualified=scope.qualified,
@@ -357,6 +424,8 @@ def _signature(outer: ts.Node, data: bytes) -> str:
 
 
 def _body(node: ts.Node) -> ts.Node | None:
+    if node.type == "template_declaration" and node.named_child_count:
+        node = node.named_children[-1]  # `template <…>` then the function or class it makes
     body = node.child_by_field_name("body")
     if body is None:
         declaration = node.child_by_field_name("declaration")
@@ -370,7 +439,39 @@ def _doc(scope: _Scope, language: str, data: bytes) -> str:
         docstring = _docstring(scope.node)
         if docstring:
             return docstring[:DOC_MAX_CHARS]
+    if language == "elixir":
+        attribute = _elixir_doc(scope.outer)
+        if attribute:
+            return attribute[:DOC_MAX_CHARS]
     return _leading_comment(scope.outer, data)[:DOC_MAX_CHARS]
+
+
+# Elixir documents with attributes, not comments: `@doc` above a function, `@moduledoc` first in a module.
+ELIXIR_DOC_ATTRIBUTES = frozenset({"doc", "typedoc", "moduledoc"})
+
+
+def _elixir_doc(outer: ts.Node) -> str:
+    """The string of the `@doc` just above a definition (past `@spec` and other attributes), or of the
+    module's `@moduledoc`."""
+    blocks = [child for child in outer.named_children if child.type == "do_block"]
+    candidates = blocks[0].named_children[:3] if blocks else []
+    sibling = outer.prev_named_sibling
+    while sibling is not None and sibling.type in ("unary_operator", "comment"):
+        candidates.append(sibling)
+        sibling = sibling.prev_named_sibling
+    for node in candidates:
+        operand = node.child_by_field_name("operand") if node.type == "unary_operator" else None
+        target = operand.child_by_field_name("target") if operand is not None else None
+        if operand is None or target is None or _text(target) not in ELIXIR_DOC_ATTRIBUTES:
+            continue
+        if (_text(target) == "moduledoc") != bool(blocks):
+            continue
+        strings = [arg for child in operand.named_children if child.type == "arguments"
+                   for arg in child.named_children if arg.type in ("string", "sigil")]
+        if strings:
+            content = b"".join(_text_bytes(part) for part in strings[0].named_children if part.type == "quoted_content")
+            return inspect.cleandoc(content.decode("utf-8", "replace"))
+    return ""
 
 
 def _docstring(node: ts.Node) -> str:
@@ -422,11 +523,11 @@ def _references(
     for ref in ordered:
         start = ref.name_node.start_byte
         while position < len(scopes) and scopes[position].outer.start_byte <= start:
-            while stack and stack[-1].outer.end_byte <= scopes[position].outer.start_byte:
+            while stack and stack[-1].end_byte <= scopes[position].outer.start_byte:
                 stack.pop()
             stack.append(scopes[position])
             position += 1
-        while stack and stack[-1].outer.end_byte <= start:
+        while stack and stack[-1].end_byte <= start:
             stack.pop()
         enclosing = stack[-1].qualified if stack else None
         result.append(Reference(_text(ref.name_node), ref.kind, path, columns.span(ref.name_node), enclosing))
@@ -558,6 +659,44 @@ def _php_import(node: ts.Node) -> Iterable[str]:
             yield f"{prefix}\\{name}" if prefix else name
 
 
+def _scala_import(node: ts.Node) -> Iterable[str]:
+    """`import a.b.{C, D => E}` -> `a.b.C`, `a.b.D`; `import a.b._` -> `a.b`."""
+    path = ".".join(_text(child) for child in node.children_by_field_name("path") if child.is_named)
+    selectors = [child for child in node.named_children if child.type == "namespace_selectors"]
+    if not selectors:
+        yield path
+        return
+    for selector in selectors[0].named_children:
+        name = selector.named_children[0] if selector.type == "arrow_renamed_identifier" else selector
+        if name.type == "identifier":
+            yield f"{path}.{_text(name)}"
+
+
+def _elixir_import(node: ts.Node) -> Iterable[str]:
+    """`alias A.B` -> `A.B`; `alias A.{B, C}` -> `A.B`, `A.C`."""
+    if node.type == "alias":
+        yield _text(node)
+        return
+    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    if left is None or right is None or right.type != "tuple":
+        return
+    prefix = _text(left)
+    yield from (f"{prefix}.{_text(item)}" for item in right.named_children if item.type == "alias")
+
+
+def _shell_import(node: ts.Node) -> Iterable[str]:
+    """`. "$NVM_DIR/nvm.sh"` -> `nvm.sh`: a leading variable is where the script was installed."""
+    spec = _unquote(_text(node))
+    if spec.startswith("$"):
+        spec = spec.split("/", 1)[1] if "/" in spec else ""
+    yield spec
+
+
+def _ocaml_import(node: ts.Node) -> Iterable[str]:
+    """`open Foo.Bar` and `module M = Foo.Bar` depend on the compilation unit Foo (`foo.ml`)."""
+    yield _text(node).split(".", 1)[0].strip()
+
+
 IMPORT_NORMALISERS: dict[str, Callable[[ts.Node], Iterable[str]]] = {
     "python": _python_import,
     "rust": _rust_import,
@@ -565,4 +704,9 @@ IMPORT_NORMALISERS: dict[str, Callable[[ts.Node], Iterable[str]]] = {
     "csharp": _csharp_import,
     "ruby": _ruby_import,
     "php": _php_import,
+    "scala": _scala_import,
+    "elixir": _elixir_import,
+    "bash": _shell_import,
+    "powershell": _shell_import,
+    "ocaml": _ocaml_import,
 }

@@ -365,7 +365,7 @@ class Workspace:
                 len(text.encode()),
                 time.time_ns(),
                 f"buffer:{hash(text)}",
-                detect_language(relative),
+                detect_language(relative, text),
             )
             self._apply([_index_text(record, text)], (), buffers=buffers)
 

@@ -53,9 +53,50 @@ def hit_locations(workspace: Workspace, hits: list[Hit], encoding: str) -> list[
 
 
 def result_rows(workspace: Workspace, rows: list[dict[str, Any]], encoding: str) -> list[dict[str, Any]]:
-    """`fourfold.search` result rows with their ranges in the client's encoding."""
+    """`fourfold.search` result rows with their ranges in the client's encoding, each with the
+    `selection` an editor puts the cursor on (see `selection_span`)."""
     lines = line_source(workspace)
-    return [convert_result(row, lines, encoding) for row in rows]
+    snapshot = workspace.snapshot()
+    converted = []
+    for row in rows:
+        symbol = snapshot.symbol(row["path"], row.get("symbol"))
+        span = selection_span(row, symbol)
+        out = convert_result(row, lines, encoding)
+        out["selection"] = range_json(lsp_range(span, row["path"], lines, encoding))
+        converted.append(out)
+    return converted
+
+
+def _span_of(value: dict[str, dict[str, int]]) -> Span:
+    return Span(value["start"]["line"], value["start"]["character"], value["end"]["line"], value["end"]["character"])
+
+
+def range_json(value: types.Range) -> dict[str, dict[str, int]]:
+    return {"start": {"line": value.start.line, "character": value.start.character},
+            "end": {"line": value.end.line, "character": value.end.character}}
+
+
+def _inside(inner: Span, outer: Span) -> bool:
+    return (outer.start_line, outer.start_col) <= (inner.start_line, inner.start_col) <= (outer.end_line,
+                                                                                          outer.end_col)
+
+
+def selection_span(row: dict[str, Any], symbol: Symbol | None) -> Span:
+    """Where Ctrl+T puts the cursor for a result, in the engine's code point columns.
+
+    A result that is a definition (its range holds the name of its symbol) lands on that name, as
+    pyright and clangd do: never on a use of the name, which the file's other `matches` may list
+    first when the name is used above its definition. A text hit lands on its own words; a chunk
+    with no name inside it, on the first of its matches that it contains, else on its start.
+    """
+    whole = _span_of(row["range"])
+    if symbol is not None and _inside(symbol.name_span, whole):
+        return symbol.name_span
+    if whole.start_line == whole.end_line:
+        return whole
+    matches = [_span_of(match) for match in row.get("matches") or []]
+    return next((match for match in matches if _inside(match, whole)), Span(whole.start_line, whole.start_col,
+                                                                             whole.start_line, whole.start_col))
 
 
 def _short_name(row: dict[str, Any]) -> str:
@@ -69,11 +110,11 @@ def _short_name(row: dict[str, Any]) -> str:
 def workspace_symbol(row: dict[str, Any]) -> types.WorkspaceSymbol:
     """One converted `fourfold.search` row as a Ctrl+T entry: name, kind, container and location.
 
-    The location is the first match (a definition's name, a text hit's words), not the whole
-    result range, so picking an entry puts the cursor on what was searched for, as pyright does.
+    The location is the row's `selection` (a definition's name, a text hit's words; see
+    `selection_span`), not the whole result range, so picking an entry puts the cursor on what was
+    searched for, as pyright does.
     """
-    matches = row.get("matches") or []
-    value = matches[0] if matches else row["range"]
+    value = row.get("selection") or row["range"]
     return types.WorkspaceSymbol(
         name=_short_name(row),
         kind=symbol_kind(row.get("kind")),

@@ -7,6 +7,7 @@
 (enum_specifier name: (type_identifier) @name body: (_)) @definition.enum
 (namespace_definition name: [(namespace_identifier) (nested_namespace_specifier)] @name) @definition.namespace
 (alias_declaration name: (type_identifier) @name) @definition.type
+(enumerator name: (identifier) @name) @definition.enum_member
 (preproc_def name: (identifier) @name) @definition.macro
 (preproc_function_def name: (identifier) @name) @definition.macro
 

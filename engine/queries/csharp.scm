@@ -25,3 +25,5 @@
 (base_list (qualified_name name: (identifier) @name)) @reference.inherit
 
 (using_directive) @import
+
+(enum_member_declaration name: (identifier) @name) @definition.enum_member

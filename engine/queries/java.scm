@@ -15,3 +15,5 @@
 (extends_interfaces (type_list (type_identifier) @name)) @reference.inherit
 
 (import_declaration) @import
+
+(enum_constant name: (identifier) @name) @definition.enum_member

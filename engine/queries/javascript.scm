@@ -16,6 +16,17 @@
               (null) (binary_expression) (new_expression) (call_expression)
               (member_expression) (identifier) (regex)]) @definition.constant))
 
+; `export const router = new Builder()` is a definition too.
+(program
+  (export_statement
+  declaration: (lexical_declaration
+    "const"
+    (variable_declarator
+      name: (identifier) @name
+      value: [(number) (string) (template_string) (object) (array) (true) (false)
+              (null) (binary_expression) (new_expression) (call_expression)
+              (member_expression) (identifier) (regex)]) @definition.constant)))
+
 (class_heritage (identifier) @name) @reference.inherit
 (class_heritage (member_expression property: (property_identifier) @name)) @reference.inherit
 

@@ -18,3 +18,5 @@
 ; tree-sitter-php 0.25 puts a plain `name` under calls and `new`, which the shipped tags miss.
 (function_call_expression function: (name) @name) @reference.call
 (object_creation_expression (name) @name) @reference.class
+
+(enum_case name: (name) @name) @definition.enum_member

@@ -28,3 +28,6 @@
 
 (use_declaration argument: (_) @import)
 (mod_item name: (identifier) @import !body)
+
+(enum_variant name: (identifier) @name) @definition.enum_member
+(macro_definition name: (identifier) @name) @definition.macro

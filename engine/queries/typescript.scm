@@ -32,6 +32,17 @@
               (null) (binary_expression) (new_expression) (call_expression)
               (member_expression) (identifier) (regex) (as_expression)]) @definition.constant))
 
+; `export const router = new Builder()` is a definition too.
+(program
+  (export_statement
+  declaration: (lexical_declaration
+    "const"
+    (variable_declarator
+      name: (identifier) @name
+      value: [(number) (string) (template_string) (object) (array) (true) (false)
+              (null) (binary_expression) (new_expression) (call_expression)
+              (member_expression) (identifier) (regex) (as_expression)]) @definition.constant)))
+
 (extends_clause value: (identifier) @name) @reference.inherit
 (extends_clause value: (member_expression property: (property_identifier) @name)) @reference.inherit
 (implements_clause (type_identifier) @name) @reference.inherit
@@ -47,3 +58,7 @@
 (call_expression
   function: (import)
   arguments: (arguments . (string) @import))
+
+(enum_body name: (property_identifier) @name @definition.enum_member)
+(enum_assignment name: (property_identifier) @name) @definition.enum_member
+(abstract_class_declaration name: (type_identifier) @name) @definition.class

@@ -1,0 +1,111 @@
+"""Per-language structural benchmark (issue 13): parse speed and definitions found, against ctags.
+
+    python bench/language_bench.py [--root /path/to/semble-more] [--repos path/to/repos.json] [--json OUT]
+
+For each repository of a corpus laid out as semble-more (one folder per repository, `repos.json`
+naming each one's language and benchmark root), parses every file Fourfold would index under the
+benchmark root with the structural pass and prints: files, files/s (parse + symbols + chunks, one
+core), definitions by kind, imports and how many resolve to a workspace file, and the definitions
+`ctags -R` (universal-ctags) finds in the same files. A benchmark, not a test: it asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import time
+from collections import Counter
+from pathlib import Path
+
+from fourfold.engine.discovery import UnreadableFile, read_file
+from fourfold.engine.imports import FileSet, resolve_import
+from fourfold.engine.languages import GRAMMARS
+from fourfold.engine.structure import parse_file
+
+# ctags kinds that are not definitions a user would search for (imports, parameters, locals, labels).
+CTAGS_SKIPPED_KINDS = frozenset({"import", "using", "parameter", "local", "label", "header", "packageName",
+                                 "package", "namespace", "externvar", "alias", "file", "heading"})
+
+
+def sources(root: Path) -> list[str]:
+    """Files under `root` as Fourfold's discovery would list them (git-ignored folders aside)."""
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file() and ".git" not in p.parts)
+
+
+def ctags_count(root: Path, paths: list[str]) -> int | None:
+    ctags = shutil.which("ctags")
+    if ctags is None or not paths:
+        return None
+    out = subprocess.run([ctags, "-f", "-", "--output-format=json", "--fields=+K", "-L", "-"], cwd=root,
+                         input="\n".join(paths), capture_output=True, text=True, check=False).stdout
+    count = 0
+    for line in out.splitlines():
+        try:
+            tag = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if tag.get("_type") == "tag" and tag.get("kind") not in CTAGS_SKIPPED_KINDS:
+            count += 1
+    return count
+
+
+def measure(root: Path, language_hint: str) -> dict[str, object]:
+    records = []
+    for relative in sources(root):
+        try:
+            records.append(read_file(root, relative))
+        except UnreadableFile:
+            continue
+    parsed_files = [(record, text) for record, text in records if record.language in GRAMMARS]
+    started = time.perf_counter()
+    parsed = {record.path: parse_file(record.path, text, record.language) for record, text in parsed_files}
+    elapsed = time.perf_counter() - started
+    files = FileSet.of(record.path for record, _ in records)
+    languages = Counter(record.language for record, _ in parsed_files)
+    kinds: Counter[str] = Counter()
+    imports = resolved = 0
+    for record, _ in parsed_files:
+        result = parsed[record.path]
+        kinds.update(symbol.kind for symbol in result.symbols)
+        for spec in result.imports:
+            imports += 1
+            resolved += bool(resolve_import(spec, record.path, record.language or "", files))
+    return {
+        "language": language_hint,
+        "parsed_as": dict(languages),
+        "files": len(parsed_files),
+        "files_per_s": round(len(parsed_files) / elapsed, 1) if elapsed else None,
+        "definitions": sum(kinds.values()),
+        "kinds": dict(kinds.most_common()),
+        "imports": imports,
+        "resolved_imports": resolved,
+        "ctags": ctags_count(root, [record.path for record, _ in parsed_files]),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--root", type=Path, default=Path("/work/corpora/semble-more"))
+    parser.add_argument("--repos", type=Path, default=None, help="repos.json (default: beside the queries)")
+    parser.add_argument("--json", type=Path, default=None)
+    args = parser.parse_args()
+    repos_file = args.repos or args.root / "repos.json"
+    repos = json.loads(repos_file.read_text())["repos"]
+    rows = []
+    print("| repo | language | files | files/s | definitions | ctags | imports resolved | kinds |")
+    print("|---|---|---|---|---|---|---|---|")
+    for repo in repos:
+        root = args.root / repo["name"] / repo.get("benchmark_root", "")
+        row = {"repo": repo["name"], **measure(root, repo["language"])}
+        rows.append(row)
+        kinds = ", ".join(f"{k} {v}" for k, v in list(row["kinds"].items())[:6])  # type: ignore[union-attr]
+        print(f"| {row['repo']} | {row['language']} | {row['files']} | {row['files_per_s']} | {row['definitions']} "
+              f"| {row['ctags']} | {row['resolved_imports']}/{row['imports']} | {kinds} |", flush=True)
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=1))
+
+
+if __name__ == "__main__":
+    main()
