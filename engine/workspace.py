@@ -8,10 +8,15 @@ to the store in one transaction and published as a new immutable Snapshot, which
 from __future__ import annotations
 
 import concurrent.futures
+import ctypes
+import logging
 import multiprocessing
 import os
+import signal
+import sys
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -34,6 +39,7 @@ from .structure import parse_file
 from .symbols import SymbolTable
 from .trigram import TrigramIndex, file_trigrams, pack, unpack
 
+log = logging.getLogger(__name__)
 Progress = Callable[[int, int], None]
 # Rows are committed in batches so a killed first index keeps most of its work.
 WRITE_BATCH = 400
@@ -46,6 +52,12 @@ PARALLEL_MIN_FILES = 200
 MAX_WORKERS = 4
 # Quiet time after the last edit before centrality is recomputed in the background.
 CENTRALITY_DELAY_S = 0.3
+# Linux prctl option: the signal a process gets when its parent dies (<linux/prctl.h>).
+PR_SET_PDEATHSIG = 1
+# How often a pool worker checks that its parent is alive, where no parent-death signal exists.
+PARENT_POLL_S = 1.0
+# Skipped files listed by name in status (all are counted by reason).
+STATUS_SKIPPED_LISTED = 50
 
 
 class WorkspaceError(Exception):
@@ -74,13 +86,44 @@ def _index_one(root: Path, path: str, max_file_size: int) -> _Indexed:
     return _index_text(record, text)
 
 
+def _index_or_reason(root: Path, path: str, max_file_size: int) -> _Indexed | str:
+    """One file's index entry, or why it was left out: a bad file costs that file only, never the index."""
+    try:
+        return _index_one(root, path, max_file_size)
+    except UnreadableFile as error:
+        return error.reason
+    except (UnicodeError, ValueError, RecursionError, MemoryError) as error:
+        return f"could not be parsed: {type(error).__name__}: {error}"
+
+
 def _index_job(job: tuple[Path, str, int]) -> _Indexed | str:
     """One file for a worker process: its index entry with the store row encoded, or why it was skipped."""
-    try:
-        item = _index_one(*job)
-    except UnreadableFile as error:
-        return str(error)
-    return _Indexed(item.stored.with_encoding(), item.text)
+    item = _index_or_reason(*job)
+    return item if isinstance(item, str) else _Indexed(item.stored.with_encoding(), item.text)
+
+
+def _worker_started(parent: int) -> None:
+    """Pool initializer: a worker dies with the indexer that spawned it, even when that one is killed -9.
+
+    On Linux the kernel sends SIGKILL on the parent's death (prctl PR_SET_PDEATHSIG); elsewhere, and as
+    a second line, a daemon thread exits once the parent pid is gone (the worker is re-parented).
+    """
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            log.debug("prctl is unavailable; the parent watchdog alone guards this worker")
+    if os.getppid() != parent:
+        os._exit(1)  # the parent died before the signal was armed
+    threading.Thread(target=_watch_parent, args=(parent,), daemon=True, name="parent-watch").start()
+
+
+def _watch_parent(parent: int) -> None:
+    while True:
+        time.sleep(PARENT_POLL_S)
+        if os.getppid() != parent:
+            os._exit(1)
 
 
 def _index_text(record: FileRecord, text: str) -> _Indexed:
@@ -110,6 +153,7 @@ class Workspace:
         self._graph_behind = False
         self.state = "loading"
         self.last_error: str | None = self.store.rebuilt_reason
+        self.failure: str | None = None  # why the last refresh failed, until one succeeds
         self.progress = 0.0
         self._snapshot = self._load()
         self._embedder = Embedder(self.settings, self.store.folder)
@@ -173,35 +217,44 @@ class Workspace:
         self, progress: Progress | None = None, cancel: threading.Event | None = None, full: bool = False
     ) -> RefreshStats:
         """Bring the index in line with the disk: re-index what changed (everything if `full`), drop what vanished."""
-        started = time.perf_counter()
         with self._write_lock:
-            self.state = "indexing" if not self.ready else self.state
-            walker = Walker(self.root, self.settings.exclude, self.settings.max_file_size)
-            current = self._snapshot
-            candidates = list(walker.walk())
-            skipped = {item.path: item.reason for item in walker.skipped}
-            present = {candidate.path for candidate in candidates}
-            stale = [
-                c.path
-                for c in candidates
-                if c.path not in current.buffers
-                and (full or self._changed(current.files.get(c.path), c.size, c.mtime_ns))
-            ]
-            removed = [path for path in current.files if path not in present]
-            count, pending = self._index_paths(stale, skipped, progress, cancel)
-            unreadable = [path for path in stale if path in skipped and path in current.files]
-            self._apply(pending, removed + unreadable, skipped)
-            cancelled = cancel is not None and cancel.is_set()
-            if not cancelled:
-                self._snapshot.graph.refresh_centrality()  # part of indexing, not of the first search
-                self.state, self.progress = "ready", 1.0
-            return RefreshStats(
-                len(candidates),
-                count,
-                len(removed) + len(unreadable),
-                len(candidates) - len(stale),
-                time.perf_counter() - started,
-            )
+            try:
+                return self._refresh(progress, cancel, full)
+            except Exception as error:
+                # Said in status (never "indexing" forever); the last good snapshot keeps answering.
+                self.state, self.failure = "error", f"indexing failed: {type(error).__name__}: {error}"
+                log.exception("indexing %s failed", self.root)
+                raise
+
+    def _refresh(self, progress: Progress | None, cancel: threading.Event | None, full: bool) -> RefreshStats:
+        started = time.perf_counter()
+        self.state = "indexing" if not self.ready else self.state
+        walker = Walker(self.root, self.settings.exclude, self.settings.max_file_size)
+        current = self._snapshot
+        candidates = list(walker.walk())
+        skipped = {item.path: item.reason for item in walker.skipped}
+        present = {candidate.path for candidate in candidates}
+        stale = [
+            c.path
+            for c in candidates
+            if c.path not in current.buffers
+            and (full or self._changed(current.files.get(c.path), c.size, c.mtime_ns))
+        ]
+        removed = [path for path in current.files if path not in present]
+        count, pending = self._index_paths(stale, skipped, progress, cancel)
+        unreadable = [path for path in stale if path in skipped and path in current.files]
+        self._apply(pending, removed + unreadable, skipped)
+        cancelled = cancel is not None and cancel.is_set()
+        if not cancelled:
+            self._snapshot.graph.refresh_centrality()  # part of indexing, not of the first search
+            self.state, self.progress, self.failure = "ready", 1.0, None
+        return RefreshStats(
+            len(candidates),
+            count,
+            len(removed) + len(unreadable),
+            len(candidates) - len(stale),
+            time.perf_counter() - started,
+        )
 
     @staticmethod
     def _changed(record: FileRecord | None, size: int, mtime_ns: int) -> bool:
@@ -254,7 +307,8 @@ class Workspace:
             return
         # spawn, not fork: the language server has threads, and a forked lock can deadlock the child
         context = multiprocessing.get_context("spawn")
-        with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
+        with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context, initializer=_worker_started,
+                                                    initargs=(os.getpid(),)) as pool:
             try:
                 yield from zip(paths, pool.map(_index_job, jobs, chunksize=16), strict=True)
             finally:
@@ -332,13 +386,15 @@ class Workspace:
         with self._write_lock:
             if relative in self._snapshot.buffers:
                 return  # the editor's buffer wins until it is closed
-            try:
-                item = _index_one(self.root, relative, self.settings.max_file_size)
-            except UnreadableFile:
-                self._apply((), [relative])
+            item = _index_or_reason(self.root, relative, self.settings.max_file_size)
+            skipped = {path: reason for path, reason in self._snapshot.skipped.items() if path != relative}
+            if isinstance(item, str):
+                if (self.root / relative).exists():
+                    skipped[relative] = item
+                self._apply((), [relative], skipped)
                 return
             self.store.write([item.stored])
-            self._apply([item], ())
+            self._apply([item], (), skipped)
 
     def rename_file(self, old: Path | str, new: Path | str) -> None:
         self.update_file(old)
@@ -430,8 +486,11 @@ class Workspace:
                 "backend": pending.backend, "done": pending.done, "total": pending.total,
             },
             "progress": round(self.progress, 4),
-            "last_error": self.last_error,
+            "last_error": self.failure or self.last_error,
             "skipped": len(snapshot.skipped),
+            "skipped_by_reason": dict(Counter(snapshot.skipped.values()).most_common()),
+            "skipped_files": [{"path": path, "reason": reason}
+                              for path, reason in sorted(snapshot.skipped.items())[:STATUS_SKIPPED_LISTED]],
             "index_dir": str(self.store.folder),
         }
 
