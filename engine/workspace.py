@@ -22,6 +22,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from . import navigation
 from .discovery import UnreadableFile, Walker, read_file
 from .embedder import Embedder
@@ -37,7 +39,7 @@ from .snapshot import ContentCache, Snapshot
 from .store import IndexStore, StoredFile, default_index_dir
 from .structure import parse_file
 from .symbols import SymbolTable
-from .trigram import TrigramIndex, file_trigrams, pack, unpack
+from .trigram import DamagedTrigrams, TrigramIndex, file_trigrams, pack, unpack
 
 log = logging.getLogger(__name__)
 Progress = Callable[[int, int], None]
@@ -178,22 +180,33 @@ class Workspace:
 
     # --- building ------------------------------------------------------------------------
     def _load(self) -> Snapshot:
+        """The stored index as a snapshot; rows whose trigrams are damaged are dropped (and re-indexed)."""
         files: dict[str, FileRecord] = {}
         parsed: dict[str, ParsedFile] = {}
         packed: dict[str, bytes] = {}
+        grams: dict[str, np.ndarray] = {}
+        damaged: list[tuple[object, str]] = []
         for stored in self.store.load():
             path = stored.record.path
+            try:
+                grams[path] = unpack(stored.trigrams)
+            except DamagedTrigrams as error:
+                damaged.append((path, str(error)))
+                continue
             files[path], parsed[path], packed[path] = stored.record, stored.parsed, stored.trigrams
+        if damaged:
+            self.store.drop_damaged(damaged)
         self.state = "indexing"
         empty = Snapshot(
             root=self.root, generation=0, files={}, parsed={}, packed={}, doc_ids={}, paths_by_id={},
             trigrams=TrigramIndex.build({}), symbols=SymbolTable(), graph=CodeGraph.build({}), buffers={},
             contents=ContentCache(), max_file_size=self.settings.max_file_size,
         )
-        return self._rebuilt(empty, files, parsed, packed)
+        return self._rebuilt(empty, files, parsed, packed, unpacked=grams)
 
     def _rebuilt(self, base: Snapshot, files: dict[str, FileRecord], parsed: dict[str, ParsedFile],
-                 packed: dict[str, bytes], with_graph: bool = True, **changes: Any) -> Snapshot:
+                 packed: dict[str, bytes], with_graph: bool = True, unpacked: dict[str, np.ndarray] | None = None,
+                 **changes: Any) -> Snapshot:
         """A snapshot whose indexes are built in bulk: cheaper than many one-file updates after a big change.
 
         A partial snapshot published during a first index leaves the graph (the slowest part) for the end.
@@ -204,7 +217,8 @@ class Workspace:
             return replace(
                 base, generation=base.generation + 1, files=files, parsed=parsed, packed=packed, doc_ids=doc_ids,
                 paths_by_id={doc: path for path, doc in doc_ids.items()},
-                trigrams=TrigramIndex.build({doc_ids[path]: unpack(blob) for path, blob in packed.items()}),
+                trigrams=TrigramIndex.build({doc_ids[path]: unpacked[path] if unpacked else unpack(blob)
+                                             for path, blob in packed.items()}),
                 symbols=SymbolTable(symbol for item in parsed.values() for symbol in item.symbols),
                 graph=self._built_graph(parsed) if with_graph else base.graph, **changes,
             )
@@ -487,6 +501,7 @@ class Workspace:
             },
             "progress": round(self.progress, 4),
             "last_error": self.failure or self.last_error,
+            "repairs": list(self.store.repairs) + ([self._embedder.repair] if self._embedder.repair else []),
             "skipped": len(snapshot.skipped),
             "skipped_by_reason": dict(Counter(snapshot.skipped.values()).most_common()),
             "skipped_files": [{"path": path, "reason": reason}
