@@ -109,8 +109,9 @@ class EmbedCache:
 
     def _select(self, backend: str, model: str, dims: int, digests: list[str]) -> list[tuple[str, bytes]]:
         marks = ",".join("?" * len(digests))
+        # CAST: a damaged row may hold text, which sqlite3 would fail to decode (and lose the whole read).
         sql = (
-            "SELECT digest, vector FROM vectors"
+            "SELECT digest, CAST(vector AS BLOB) FROM vectors"
             f" WHERE backend=? AND model=? AND dims=? AND digest IN ({marks})"
         )
 

@@ -30,6 +30,7 @@ from .embedder import Embedder
 from .graph import CodeGraph, paused_gc
 from .intent import classify, pin
 from .languages import detect_language
+from .profiles import PRESETS
 from .ranking import Ranking
 from .records import FileRecord, Hit, ParsedFile, Span, Symbol
 from .retrievers import LexicalCache, graph, make_semantic_retriever, make_text_retriever, needs_lexical, structural
@@ -54,6 +55,8 @@ PARALLEL_MIN_FILES = 200
 MAX_WORKERS = 4
 # Quiet time after the last edit before centrality is recomputed in the background.
 CENTRALITY_DELAY_S = 0.3
+# Quiet time after the last edit before new chunks are embedded and BM25 is rebuilt in the background.
+CATCH_UP_DELAY_S = 0.5
 # Linux prctl option: the signal a process gets when its parent dies (<linux/prctl.h>).
 PR_SET_PDEATHSIG = 1
 # How often a pool worker checks that its parent is alive, where no parent-death signal exists.
@@ -152,6 +155,12 @@ class Workspace:
         self._next_id = 0
         self._background = background
         self._centrality_timer: threading.Timer | None = None
+        self._catch_up_timer: threading.Timer | None = None
+        self._catch_up_lock = threading.Lock()
+        self._closing = threading.Event()
+        self._embedding_started = False
+        self._embed_failure: str | None = None
+        self._semantic_cache: tuple[tuple[int, int], tuple[int, int]] | None = None
         self._graph_behind = False
         self.state = "loading"
         self.last_error: str | None = self.store.rebuilt_reason
@@ -350,9 +359,51 @@ class Workspace:
                 files[path], parsed[path], packed[path] = item.stored.record, item.stored.parsed, item.stored.trigrams
             self._snapshot = self._rebuilt(old, files, parsed, packed, with_graph=not partial, **changes)
             self._graph_behind = partial
+            if not partial:
+                self._schedule_catch_up()
             return
         self._snapshot = self._updated(old, indexed, removed, changes)
         self._schedule_centrality()
+        self._schedule_catch_up()
+
+    def _schedule_catch_up(self) -> None:
+        """After edits, bring the slower modalities up to the new snapshot in the background: embed the
+        new chunks (cached by content hash, so an unchanged chunk costs nothing) and rebuild BM25.
+
+        Debounced: a burst of saves is one pass. It starts only once the first embedding pass has
+        run (`embed_pending`, called by the server after the first index), so the two never race
+        for the first vectors.
+        """
+        if not self._background or self._closing.is_set():
+            return
+        with self._catch_up_lock:
+            if self._catch_up_timer is not None:
+                self._catch_up_timer.cancel()
+            self._catch_up_timer = threading.Timer(CATCH_UP_DELAY_S, self._catch_up)
+            self._catch_up_timer.daemon = True
+            self._catch_up_timer.name = "catch-up"
+            self._catch_up_timer.start()
+
+    def _catch_up(self) -> None:
+        snapshot = self._snapshot
+        if self._lexical_behind(snapshot):
+            self._lexical.warm(snapshot)
+        if not self._embedding_started or self.settings.semantic_backend == "none":
+            return
+        try:
+            self._embedder.run(snapshot, None, self._closing)
+            self._embed_failure = None
+        except Exception as error:  # semantic search stays on its last vectors; status says why
+            self._embed_failure = f"embedding failed: {type(error).__name__}: {error}"
+            log.exception("background embedding of %s failed", self.root)
+            return
+        if self._snapshot.generation != snapshot.generation:
+            self._schedule_catch_up()  # edits landed while this pass ran
+
+    def _lexical_behind(self, snapshot: Snapshot) -> bool:
+        """Whether BM25 was built once and is older than `snapshot` (never built: the first question builds it)."""
+        generation: int = getattr(self._lexical, "_generation", -1)
+        return generation >= 0 and generation < snapshot.generation
 
     def _schedule_centrality(self) -> None:
         """Recompute PageRank shortly after a burst of edits, in the background, so the next search does
@@ -479,7 +530,30 @@ class Workspace:
         result = self._searcher.search(snapshot, request).to_dict(snapshot)
         result["index"] = {"ready": self.ready, "state": self.state, "files": len(snapshot.files)}
         result["partial"] = not self.ready
+        result["notes"] = [*result.get("notes", []), *self._behind_notes(result, request)]
         return result
+
+    def _behind_notes(self, result: dict[str, Any], request: SearchRequest) -> list[str]:
+        """What a search answered before a modality it used caught up with the latest edits should say.
+
+        Semantic counts as used also when the preset has it but it was left out for want of vectors.
+        """
+        modalities: dict[str, Any] = result.get("modalities", {})
+        used = {name for name, report in modalities.items() if report.get("ran") or report.get("weight")}
+        preset = PRESETS.get(str(result.get("preset")))
+        wanted = preset is not None and request.modes is None and "semantic" in preset.modalities
+        if wanted and not self._embedder.available():
+            used.add("semantic")
+        status = self.modality_status()
+        notes = []
+        semantic = status["semantic"]
+        if "semantic" in used and semantic["state"] not in ("ready", "off"):
+            notes.append(f"semantic is not current: {semantic['done']} of {semantic['total']} chunks embedded")
+        if "text" in used and status["lexical"] != "ready":
+            notes.append("text: BM25 is being rebuilt after recent edits; questions may miss them")
+        if "graph" in used and status["graph"] != "ready":
+            notes.append("graph: centrality is being recomputed after recent edits")
+        return notes
 
     def status(self) -> dict[str, Any]:
         """`fourfold.indexStatus` (DESIGN §7) plus what a user needs to trust it: skips, backend, size."""
@@ -500,6 +574,7 @@ class Workspace:
                 "backend": pending.backend, "done": pending.done, "total": pending.total,
             },
             "progress": round(self.progress, 4),
+            **self.modality_status(),
             "last_error": self.failure or self.last_error,
             "repairs": list(self.store.repairs) + ([self._embedder.repair] if self._embedder.repair else []),
             "skipped": len(snapshot.skipped),
@@ -510,8 +585,49 @@ class Workspace:
         }
 
     def embed_pending(self, progress: Progress | None = None, cancel: threading.Event | None = None) -> int:
-        """Embed every chunk not in the cache yet (in the caller's thread); returns how many were embedded."""
-        return self._embedder.run(self._snapshot, progress, cancel)
+        """Embed every chunk not in the cache yet (in the caller's thread); returns how many were embedded.
+
+        From then on, edits are embedded in the background as they land (`_schedule_catch_up`).
+        """
+        snapshot = self._snapshot
+        self._embedding_started = True
+        count = self._embedder.run(snapshot, progress, cancel)
+        if self._snapshot.generation != snapshot.generation:
+            self._schedule_catch_up()  # edits landed during the first pass
+        return count
+
+    def modality_status(self) -> dict[str, Any]:
+        """How current each modality is against the snapshot searches read now.
+
+        `text` and `structural` are updated with every change (`ready` says they are built); BM25
+        for questions, the vectors and graph centrality catch up in the background, so each says
+        "ready" or "updating" ("embedding" for vectors), and `current` is true when all are.
+        """
+        snapshot = self._snapshot
+        semantic = self._semantic_status(snapshot)
+        lexical = "updating" if self._lexical_behind(snapshot) else "ready"
+        timer = self._centrality_timer
+        graph = "updating" if self._graph_behind or (timer is not None and timer.is_alive()) else "ready"
+        current = self.ready and lexical == "ready" and graph == "ready" and semantic["state"] in ("ready", "off")
+        return {"semantic": semantic, "lexical": lexical, "graph": graph, "current": current}
+
+    def _semantic_status(self, snapshot: Snapshot) -> dict[str, Any]:
+        if self.settings.semantic_backend == "none":
+            return {"state": "off", "done": 0, "total": 0}
+        view = self._embedder.state.view
+        key = (snapshot.generation, id(view))
+        if self._semantic_cache is not None and self._semantic_cache[0] == key:
+            done, total = self._semantic_cache[1]
+        else:
+            digests = {chunk.digest for parsed in snapshot.parsed.values() for chunk in parsed.chunks}
+            done = sum(1 for digest in digests if digest in view.vectors) if view is not None else 0
+            total = len(digests)
+            self._semantic_cache = (key, (done, total))
+        state = "ready" if done == total else "error" if self._embed_failure else "embedding"
+        status: dict[str, Any] = {"state": state, "done": done, "total": total}
+        if self._embed_failure and done < total:
+            status["error"] = self._embed_failure
+        return status
 
     # --- navigation ----------------------------------------------------------------------
     def symbol_at(self, path: str, line: int, col: int) -> Symbol | None:
@@ -534,5 +650,9 @@ class Workspace:
         return navigation.central_symbols(self._snapshot, limit)
 
     def close(self) -> None:
+        self._closing.set()
+        with self._catch_up_lock:
+            if self._catch_up_timer is not None:
+                self._catch_up_timer.cancel()
         with self._write_lock:
             self.store.close()
