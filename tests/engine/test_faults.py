@@ -103,6 +103,20 @@ def test_a_fifo_named_gitignore_does_not_block_the_walk(tmp_path: Path) -> None:
     ]
 
 
+def test_a_fifo_put_where_a_file_was_is_refused_without_blocking(tree: Path, tmp_path: Path) -> None:
+    index = workspace(tree, tmp_path / "index")
+    index.refresh()
+    target = tree / "inventory" / "retry.py"
+    target.unlink()
+    os.mkfifo(target)
+    updating = threading.Thread(target=index.update_file, args=(target,), daemon=True)
+    updating.start()  # opened non-blocking: a FIFO with no writer cannot hold the indexer
+    updating.join(HANG_S)
+    assert not updating.is_alive()
+    assert "inventory/retry.py" not in index.snapshot().files
+    assert index.snapshot().skipped["inventory/retry.py"] == "not a regular file"
+
+
 def test_an_ignore_file_linked_out_of_the_root_is_not_obeyed(tmp_path: Path) -> None:
     outside, root = tmp_path / "outside", tmp_path / "root"
     outside.mkdir()
