@@ -57,6 +57,8 @@ MAX_WORKERS = 4
 CENTRALITY_DELAY_S = 0.3
 # Quiet time after the last edit before new chunks are embedded and BM25 is rebuilt in the background.
 CATCH_UP_DELAY_S = 0.5
+# Builds of BM25 a catch-up waits through before leaving it to the next edit (one may be for an older snapshot).
+LEXICAL_ATTEMPTS = 3
 # Linux prctl option: the signal a process gets when its parent dies (<linux/prctl.h>).
 PR_SET_PDEATHSIG = 1
 # How often a pool worker checks that its parent is alive, where no parent-death signal exists.
@@ -386,8 +388,7 @@ class Workspace:
 
     def _catch_up(self) -> None:
         snapshot = self._snapshot
-        if self._lexical_behind(snapshot):
-            self._lexical.warm(snapshot)
+        self._catch_up_lexical(snapshot)
         if not self._embedding_started or self.settings.semantic_backend == "none":
             return
         try:
@@ -399,6 +400,18 @@ class Workspace:
             return
         if self._snapshot.generation != snapshot.generation:
             self._schedule_catch_up()  # edits landed while this pass ran
+
+    def _catch_up_lexical(self, snapshot: Snapshot) -> None:
+        """Rebuild BM25 for `snapshot` now, in this thread: a build already under way may be for an older
+        snapshot (LexicalCache.warm then starts none), so wait for it and warm again."""
+        for _ in range(LEXICAL_ATTEMPTS):
+            if not self._lexical_behind(snapshot):
+                return
+            self._lexical.warm(snapshot)
+            building: threading.Thread | None = getattr(self._lexical, "_building", None)
+            if building is None:
+                return
+            building.join()
 
     def _lexical_behind(self, snapshot: Snapshot) -> bool:
         """Whether BM25 was built once and is older than `snapshot` (never built: the first question builds it)."""
