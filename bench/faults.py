@@ -69,10 +69,10 @@ def open_index(root: Path, index: Path, backend: str = "none", background: bool 
     return Workspace(root, Settings(index_dir=str(index), semantic_backend=backend), background=background)
 
 
-def answers(index: Workspace, presets: tuple[str, ...] = ("default",)) -> list[Any]:
+def answers(index: Workspace, presets: tuple[str, ...] = ("default",), queries: list[str] = QUERIES) -> list[Any]:
     found = []
     for preset in presets:
-        for query in QUERIES:
+        for query in queries:
             rows = index.search_dict(SearchRequest(query, preset=preset, limit=10))["results"]
             found.append([(row["path"], row["symbol"], row["range"]["start"]["line"]) for row in rows])
     return found
@@ -296,7 +296,7 @@ def kill_loops(base: Path, corpus: Path, tally: Tally, kills: int, rng: random.R
         index = base / f"kill-{round_}"
         if incremental:
             shutil.copytree(clean_dir, index)
-            for path in rng.sample(sorted(p for p in work.rglob("*.py") if p.is_file()), 40):
+            for path in rng.sample(sorted(p for p in work.rglob("*") if p.is_file()), 40):
                 os.utime(path, ns=(time.time_ns(), time.time_ns()))  # forces a re-read of 40 files
         delay = rng.uniform(0.3, full * (0.5 if incremental else 1.0))
         child = subprocess.Popen([sys.executable, "-c", INDEXER, str(work), str(index)])
@@ -326,7 +326,7 @@ def kill_loops(base: Path, corpus: Path, tally: Tally, kills: int, rng: random.R
 
 # --- edits -------------------------------------------------------------------------------------
 
-def many_edits(base: Path, corpus: Path, tally: Tally, edits: int, rng: random.Random) -> None:
+def many_edits(base: Path, corpus: Path, tally: Tally, edits: int, rng: random.Random, queries: list[str]) -> None:
     """Create, modify, rename and delete files through the engine's one-file updates, then, once status
     says every modality is current, compare every preset with a fresh index of the same files."""
     root = base / "edit-tree"
@@ -334,6 +334,7 @@ def many_edits(base: Path, corpus: Path, tally: Tally, edits: int, rng: random.R
     live = open_index(root, base / "edit-live", backend="local", background=True)
     live.refresh()
     live.embed_pending()
+    answers(live, PRESETS, queries)  # builds BM25 now, so it too has to catch up with the edits
     created: list[Path] = []
     existing = sorted(p for p in root.rglob("*.py") if p.is_file())
     started = time.perf_counter()
@@ -372,10 +373,10 @@ def many_edits(base: Path, corpus: Path, tally: Tally, edits: int, rng: random.R
     fresh.refresh()
     fresh.embed_pending()
     wait_for(lambda: bool(fresh.status()["current"]))
-    mine, theirs = answers(live, PRESETS), answers(fresh, PRESETS)
+    mine, theirs = answers(live, PRESETS, queries), answers(fresh, PRESETS, queries)
     differing = sum(1 for a, b in zip(mine, theirs, strict=True) if a != b)
     for index, (a, b) in enumerate(zip(mine, theirs, strict=True)):
-        preset, query = PRESETS[index // len(QUERIES)], QUERIES[index % len(QUERIES)]
+        preset, query = PRESETS[index // len(queries)], queries[index % len(queries)]
         tally.add("edits", "survived" if a == b else "lost", f"{preset} {query!r} after {edits} edits")
     print(f"  edits applied in {applied:.1f} s, all modalities current {waited:.1f} s later; "
           f"{differing} of {len(mine)} searches differ from a fresh index")
@@ -393,6 +394,8 @@ def main() -> None:
     parser.add_argument("--damage-rounds", type=int, default=2)
     parser.add_argument("--work", type=Path, default=None, help="scratch folder (default: a temporary one)")
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
+    parser.add_argument("--queries", type=Path, default=HERE / "queries" / "rich.jsonl",
+                        help="JSONL query set the edit family compares (default: Rich's 47; missing: a built-in 9)")
     parser.add_argument("--only", default="trees,damage,regex,kill,edits")
     args = parser.parse_args()
     corpus = args.corpus.resolve()
@@ -418,7 +421,9 @@ def main() -> None:
             kill_loops(base, args.kill_corpus.resolve(), tally, args.kills, rng)
         if "edits" in only:
             print("edits", flush=True)
-            many_edits(base, corpus, tally, args.edits, rng)
+            queries = ([json.loads(line)["query"] for line in args.queries.read_text().splitlines() if line.strip()]
+                       if args.queries.is_file() else QUERIES)
+            many_edits(base, corpus, tally, args.edits, rng, queries)
     finally:
         shutil.rmtree(base, ignore_errors=True)
     table = tally.table()

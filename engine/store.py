@@ -72,6 +72,13 @@ DECODE_ERRORS = (
 )
 
 
+def cause(error: BaseException) -> str:
+    """An error as a log line names it: `zlib.error: ...`, not a bare `error: ...`."""
+    kind = type(error)
+    name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
+    return f"{name}: {error}"
+
+
 class CorruptRow(ValueError):
     """A row whose payload is not a pickled ParsedFile, or whose columns have the wrong types."""
 
@@ -185,7 +192,7 @@ class IndexStore:
                     _check_columns(path, size, mtime_ns, digest, language, trigrams, parsed)
                     decoded = decode_parsed(parsed)
                 except DECODE_ERRORS as error:
-                    damaged.append((path, f"{type(error).__name__}: {error}"))
+                    damaged.append((path, cause(error)))
                     continue
                 loaded.append(StoredFile(FileRecord(path, size, mtime_ns, digest, language), trigrams, decoded))
         if damaged:
