@@ -4,6 +4,11 @@ A user expects the same files ripgrep would search: `.gitignore`, `.ignore` and 
 are honoured at every level (via `pathspec`'s git-wildmatch), binary, oversized and minified files
 are skipped, and symlinks never lead out of the root — a symlink loop cannot hang the walk
 because every directory is visited once by its real path.
+
+A repository can hold anything git allows, so every entry is judged alone and a bad one costs only
+itself, with a reason status lists: a name that is not UTF-8, a folder too deep for recursion (the
+walk keeps its own stack), an ignore file that is a FIFO, a device, a link out of the root or too big
+to be a real one (never opened, or opened non-blocking and checked on the descriptor).
 """
 
 from __future__ import annotations

@@ -11,6 +11,10 @@ records in C without running their constructors, and with the cycle collector pa
 decode in about 1 s of CPU instead of 2.7 s (JSON rows and `from_row`). Pickle is only safe for
 data we wrote ourselves: the index lives in the user's own cache folder, and the schema version
 guards against rows pickled from records of another layout.
+
+SQLite's own checks pass on a row whose blob was garbled, so every row is checked as it is decoded:
+one that fails is deleted, its cause logged and listed in `repairs`, and its file re-indexed by the
+next refresh; damage SQLite reports itself rebuilds the whole file with a message that says so.
 """
 
 from __future__ import annotations

@@ -8,7 +8,8 @@ is the real matcher that confirms each candidate, so false positives of the inde
 Queries are data (`TextQuery`), parsed once by `parse_text_query` with ripgrep's smart case: an
 all-lowercase query ignores case, any uppercase letter makes it exact. Regexes run on RE2, whose
 matching time is linear in the input, so a pathological pattern such as `(a+)+$` cannot hang the
-server. Matching is line-oriented (RE2's `never_nl`): a match never spans two lines, as in ripgrep.
+server. Matching is line-oriented (RE2's `never_nl`): a match never spans two lines, as in ripgrep, which
+also lets a scan run in slices of whole lines and stop between them when its time budget is spent.
 Columns are 0-based code points on the line; in CRLF files `$` matches before the `\\r` and
 snippets never show it.
 """

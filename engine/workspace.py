@@ -552,7 +552,7 @@ class Workspace:
         Semantic counts as used also when the preset has it but it was left out for want of vectors.
         """
         modalities: dict[str, Any] = result.get("modalities", {})
-        used = {name for name, report in modalities.items() if report.get("ran") or report.get("weight")}
+        used = {name for name, report in modalities.items() if report.get("ran")}
         preset = PRESETS.get(str(result.get("preset")))
         wanted = preset is not None and request.modes is None and "semantic" in preset.modalities
         if wanted and not self._embedder.available():

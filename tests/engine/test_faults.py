@@ -318,9 +318,13 @@ def test_a_scan_over_its_budget_stops_between_slices(tmp_path: Path) -> None:
     assert search_text(query, files, limit=10**6, cancel=cancel).reason == REASON_TIME
 
 
-def test_a_regex_too_big_for_its_memory_bound_fails_fast_with_a_query_error() -> None:
-    with pytest.raises(QueryError, match="invalid regular expression"):
-        parse_text_query("re:((((a{1000}){1000}){1000}){1000})")
+@pytest.mark.parametrize(("query", "message"), [
+    ("re:\\pL{1000}", "pattern too large"),  # a program over REGEX_MAX_MEM: refused at compile time
+    ("re:((((a{1000}){1000}){1000}){1000})", "invalid repetition size"),
+])
+def test_a_regex_too_big_to_run_fails_fast_with_a_query_error(query: str, message: str) -> None:
+    with pytest.raises(QueryError, match=message):
+        parse_text_query(query)
 
 
 # --- edits after the first index ------------------------------------------------------------
