@@ -8,6 +8,7 @@ to the store in one transaction and published as a new immutable Snapshot, which
 from __future__ import annotations
 
 import concurrent.futures
+import concurrent.futures.process
 import ctypes
 import logging
 import multiprocessing
@@ -17,7 +18,7 @@ import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -53,6 +54,12 @@ PUBLISH_INTERVAL_S = 4.0
 # Parsing runs in worker processes when a refresh has at least this many files to read.
 PARALLEL_MIN_FILES = 200
 MAX_WORKERS = 4
+# Files per task sent to a worker (amortises the pickling round trip).
+POOL_CHUNK = 16
+# After a worker died: files re-run one by one to find the one that killed it. Results come back in
+# order and the pool holds at most one running and one queued chunk per worker (plus one), so the
+# culprit is within this many files of the first missing result; if not, the next round finds it.
+SUSPECT_FILES = (2 * MAX_WORKERS + 2) * POOL_CHUNK
 # Quiet time after the last edit before centrality is recomputed in the background.
 CENTRALITY_DELAY_S = 0.3
 # Quiet time after the last edit before new chunks are embedded and BM25 is rebuilt in the background.
@@ -140,6 +147,9 @@ def _index_text(record: FileRecord, text: str) -> _Indexed:
 
 class Workspace:
     """The index of one root and the only writer of its snapshots."""
+
+    # What a worker process runs per file (a module-level function: workers import it by name).
+    index_job: Callable[[tuple[Path, str, int]], _Indexed | str] = staticmethod(_index_job)
 
     def __init__(self, root: Path, settings: Settings | None = None, background: bool = True) -> None:
         """`background`: recompute centrality in a thread after edits (a server wants this; a one-shot CLI
@@ -324,20 +334,60 @@ class Workspace:
         return graph
 
     def _parse_all(self, paths: list[str]) -> Iterator[tuple[str, _Indexed | str]]:
-        """Read and parse files in order, on every core when there are enough to pay for the processes."""
+        """Read and parse files in order, on every core when there are enough to pay for the processes.
+
+        A file that kills its worker process (a crash in a grammar, say) costs that file only: the
+        files that may have been in flight are re-run one by one in a worker of their own until the
+        one that crashes it is found and skipped, then the rest go back to the pool.
+        """
         jobs = [(self.root, path, self.settings.max_file_size) for path in paths]
         workers = min(os.cpu_count() or 1, MAX_WORKERS)
         if workers < 2 or len(jobs) < PARALLEL_MIN_FILES:
-            yield from zip(paths, map(_index_job, jobs), strict=True)
+            yield from zip(paths, map(self.index_job, jobs), strict=True)
             return
+        done = 0
+        while done < len(jobs):
+            done = yield from self._parse_pooled(paths, jobs, done, workers)
+            if done < len(jobs):
+                done = yield from self._parse_suspects(paths, jobs, done)
+
+    def _pool(self, workers: int) -> concurrent.futures.ProcessPoolExecutor:
         # spawn, not fork: the language server has threads, and a forked lock can deadlock the child
-        context = multiprocessing.get_context("spawn")
-        with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context, initializer=_worker_started,
-                                                    initargs=(os.getpid(),)) as pool:
+        return concurrent.futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+                                                      initializer=_worker_started, initargs=(os.getpid(),))
+
+    def _parse_pooled(self, paths: list[str], jobs: list[tuple[Path, str, int]], start: int,
+                      workers: int) -> Generator[tuple[str, _Indexed | str], None, int]:
+        """Files from `start` on, in the pool; returns where it got to (short of the end if a worker died)."""
+        position = start
+        with self._pool(workers) as pool:
             try:
-                yield from zip(paths, pool.map(_index_job, jobs, chunksize=16), strict=True)
+                for item in pool.map(self.index_job, jobs[start:], chunksize=POOL_CHUNK):
+                    yield paths[position], item
+                    position += 1
+            except concurrent.futures.process.BrokenProcessPool:
+                log.warning("an indexing worker died near %s; finding the file that killed it", paths[position])
             finally:
                 pool.shutdown(wait=False, cancel_futures=True)
+        return position
+
+    def _parse_suspects(self, paths: list[str], jobs: list[tuple[Path, str, int]],
+                        start: int) -> Generator[tuple[str, _Indexed | str], None, int]:
+        """The files that may have been in flight when a worker died, one at a time, until one kills its
+        worker again (skipped with a reason) or none does; returns where it got to."""
+        end = min(start + SUSPECT_FILES, len(jobs))
+        position = start
+        with self._pool(1) as pool:
+            try:
+                while position < end:
+                    item = pool.submit(self.index_job, jobs[position]).result()
+                    yield paths[position], item
+                    position += 1
+            except concurrent.futures.process.BrokenProcessPool:
+                log.warning("%s crashed its indexing worker; skipped", paths[position])
+                yield paths[position], "crashed the indexing worker process"
+                position += 1
+        return position
 
     def _apply(self, indexed: Sequence[_Indexed], removed: Sequence[str], skipped: dict[str, str] | None = None,
                buffers: dict[str, str] | None = None, partial: bool = False) -> None:

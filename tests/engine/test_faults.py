@@ -29,6 +29,7 @@ from fourfold.engine.embedcache import CacheKey, EmbedCache
 from fourfold.engine.embedder import CACHE_FILE
 from fourfold.engine.store import INDEX_FILE
 from fourfold.engine.textsearch import REASON_TIME, QueryError, parse_text_query, search_text
+from fourfold.engine.workspace import _index_job
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "polyglot"
 # Generous bound for "it finished": no test asserts speed, only that nothing hangs forever.
@@ -415,6 +416,28 @@ def _alive(pid: int) -> bool:
             return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
     except OSError:
         return False
+
+
+def crash_on_poison(job: tuple[Path, str, int]) -> Any:
+    """A worker's per-file job that dies the way a crashing grammar would, on one file only."""
+    if job[1] == "poison.py":
+        os.kill(os.getpid(), signal.SIGKILL)
+    return _index_job(job)
+
+
+def test_a_file_that_kills_its_worker_costs_that_file_only(tmp_path: Path) -> None:
+    root = tmp_path / "many"
+    root.mkdir()
+    for n in range(300):
+        (root / f"m{n:03}.py").write_text(f"def f{n}():\n    return {n}\n")
+    (root / "poison.py").write_text("def poison():\n    pass\n")
+    index = workspace(root, tmp_path / "index")
+    index.index_job = crash_on_poison  # type: ignore[method-assign]
+    index.refresh()
+    status = index.status()
+    assert (status["state"], status["files"]) == ("ready", 300)
+    assert status["skipped_files"] == [{"path": "poison.py", "reason": "crashed the indexing worker process"}]
+    assert len(index.snapshot().symbols.definitions("f299")) == 1
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
