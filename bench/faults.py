@@ -9,8 +9,9 @@ Default corpus: bench/corpora/rich-13.9.4 (bench/fetch_rich.sh), and rxjs-7.8.1 
              then answered as a clean index does,
   lost       a crash, a hang, a wrong or stale answer, or a process left behind.
 Families: hostile trees (names, depth, ignore files, encodings), damaged stored data (each kind of
-blob), runaway regexes through the CLI, kill -9 of a cold and of an incremental index (with the pool
-workers it leaves), and many edits followed by a comparison of every preset with a fresh index.
+blob), runaway regexes through the CLI, a file that crashes its worker process, kill -9 of a cold
+and of an incremental index (with the pool workers it leaves), and many edits followed by a
+comparison of every preset with a fresh index.
 A benchmark, not a test: it prints figures (and `--json` writes them) and asserts nothing.
 """
 
@@ -269,6 +270,63 @@ def runaway_regexes(corpus: Path, base: Path, tally: Tally) -> None:
             tally.add("runaway regex", "lost", f"{name}: exit {done.returncode}: {done.stderr.strip()[-200:]}")
 
 
+# --- a file that crashes its worker ---------------------------------------------------------------
+
+POISON = "hazard_poison.js"
+
+
+def crash_on_poison(job: tuple[Path, str, int]) -> Any:
+    """A worker's per-file job that dies as a crashing grammar would (SIGKILL), on the planted file only."""
+    from fourfold.engine.workspace import _index_job
+
+    if Path(job[1]).name == POISON:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return _index_job(job)
+
+
+def worker_crashes(base: Path, corpus: Path, tally: Tally, rounds: int) -> None:
+    """A file that kills its pool worker must cost that file only (the corpus must use the pool)."""
+    clean_dir = base / "crash-clean"
+    reference = open_index(corpus, clean_dir)
+    reference.refresh()
+    clean = set(reference.snapshot().files)
+    reference.close()
+    for round_ in range(rounds):
+        root = base / f"crash-{round_}"
+        shutil.copytree(corpus, root, symlinks=True)
+        files = sorted(p for p in root.rglob("*") if p.is_file())
+        target = files[len(files) * (round_ + 1) // (rounds + 1)].parent / POISON  # early, middle, late
+        target.write_text("export const poison = 1;\n")
+        code = textwrap.dedent(f"""
+            import json, sys
+            from pathlib import Path
+            sys.path.insert(0, {str(HERE)!r})
+            from faults import crash_on_poison
+            from fourfold.engine import Settings, Workspace
+            ws = Workspace(Path({str(root)!r}), Settings(index_dir={str(root) + '.index'!r}, semantic_backend="none"),
+                           background=False)
+            ws.index_job = crash_on_poison
+            ws.refresh()
+            print(json.dumps({{"state": ws.status()["state"], "skipped": ws.status()["skipped_files"],
+                              "paths": sorted(ws.snapshot().files)}}))
+        """)
+        relative = target.relative_to(root).as_posix()
+        try:
+            done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=HANG_S)
+        except subprocess.TimeoutExpired:
+            tally.add("worker crash", "lost", f"{relative}: hung")
+            continue
+        if done.returncode != 0:
+            tally.add("worker crash", "lost", f"{relative}: exit {done.returncode}: {done.stderr.strip()[-200:]}")
+            continue
+        report = json.loads(done.stdout.splitlines()[-1])
+        kept = clean <= set(report["paths"]) and relative not in report["paths"]
+        said = {"path": relative, "reason": "crashed the indexing worker process"} in report["skipped"]
+        outcome = "recovered" if report["state"] == "ready" and kept and said else "lost"
+        tally.add("worker crash", outcome, f"{relative}: {len(report['paths'])} files indexed, the culprit skipped")
+        shutil.rmtree(root, ignore_errors=True)
+
+
 # --- kill -9 -----------------------------------------------------------------------------------
 
 INDEXER = """
@@ -396,7 +454,7 @@ def main() -> None:
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
     parser.add_argument("--queries", type=Path, default=HERE / "queries" / "rich.jsonl",
                         help="JSONL query set the edit family compares (default: Rich's 47; missing: a built-in 9)")
-    parser.add_argument("--only", default="trees,damage,regex,kill,edits")
+    parser.add_argument("--only", default="trees,damage,regex,crash,kill,edits")
     args = parser.parse_args()
     corpus = args.corpus.resolve()
     base = Path(tempfile.mkdtemp(prefix="fourfold-faults-", dir=args.work))
@@ -416,6 +474,9 @@ def main() -> None:
         if "regex" in only:
             print("runaway regexes", flush=True)
             runaway_regexes(corpus, base, tally)
+        if "crash" in only:
+            print("worker crashes", flush=True)
+            worker_crashes(base, args.kill_corpus.resolve(), tally, 3)
         if "kill" in only:
             print("kill -9", flush=True)
             kill_loops(base, args.kill_corpus.resolve(), tally, args.kills, rng)
