@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import NamedTuple, TypeVar
 
 import numpy as np
+import xxhash
 
 from .embedding import Backend
 
@@ -32,6 +33,8 @@ SCHEMA_VERSION = 1
 _QUERY_CHUNK = 900
 # Texts handed to the backend per call: bounds memory and lets the caller report progress.
 _EMBED_BATCH = 1024
+# Each stored vector is followed by the xxh3-64 digest of its bytes.
+CHECKSUM_BYTES = 8
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
@@ -55,6 +58,8 @@ class EmbedCache:
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
         self.recovered: str | None = None
+        # Vectors read back damaged (length or checksum wrong): left out, so they are embedded again.
+        self.damaged = 0
         self._lock = threading.Lock()
         self._conn = self._open()
 
@@ -75,21 +80,24 @@ class EmbedCache:
         for key in keys:
             groups.setdefault((key.backend, key.model, key.dims), []).append(key.digest)
         found: dict[CacheKey, np.ndarray] = {}
+        reported = self.damaged
         for (backend, model, dims), digests in groups.items():
             for start in range(0, len(digests), _QUERY_CHUNK):
                 part = digests[start : start + _QUERY_CHUNK]
                 for digest, blob in self._select(backend, model, dims, part):
-                    if len(blob) == dims * 2:
-                        found[CacheKey(backend, model, dims, digest)] = np.frombuffer(blob, dtype=np.float16)
+                    vector = _vector(blob, dims)
+                    if vector is None:
+                        self.damaged += 1
+                        continue
+                    found[CacheKey(backend, model, dims, digest)] = vector
+        if self.damaged > reported:
+            log.warning("embedding cache %s: %d damaged vector(s) dropped (bad length or checksum); re-embedding them",
+                        self.path, self.damaged - reported)
         return found
 
     def put_many(self, items: Iterable[tuple[CacheKey, np.ndarray]]) -> None:
         """Store vectors in one transaction (all or nothing)."""
-        rows = [
-            (*key, np.ascontiguousarray(vector, dtype=np.float16).tobytes())
-            for key, vector in items
-            if np.shape(vector) == (key.dims,)
-        ]
+        rows = [(*key, _blob(vector)) for key, vector in items if np.shape(vector) == (key.dims,)]
         if not rows:
             return
 
@@ -101,8 +109,9 @@ class EmbedCache:
 
     def _select(self, backend: str, model: str, dims: int, digests: list[str]) -> list[tuple[str, bytes]]:
         marks = ",".join("?" * len(digests))
+        # CAST: a damaged row may hold text, which sqlite3 would fail to decode (and lose the whole read).
         sql = (
-            "SELECT digest, vector FROM vectors"
+            "SELECT digest, CAST(vector AS BLOB) FROM vectors"
             f" WHERE backend=? AND model=? AND dims=? AND digest IN ({marks})"
         )
 
@@ -176,6 +185,32 @@ class EmbedCache:
                 conn.execute(statement)
             conn.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
         return conn
+
+
+def _blob(vector: np.ndarray) -> bytes:
+    """A vector as stored: float16 bytes, then their 64-bit xxhash, so a garbled row is never served."""
+    data = np.ascontiguousarray(vector, dtype=np.float16).tobytes()
+    return data + xxhash.xxh3_64_digest(data)
+
+
+def _vector(blob: object, dims: int) -> np.ndarray | None:
+    """The stored vector, or None when the row is damaged.
+
+    Rows written before checksums (exactly `dims` float16 values) are still read, when finite.
+    """
+    if not isinstance(blob, bytes):
+        return None
+    size = dims * 2
+    if len(blob) == size + CHECKSUM_BYTES:
+        data = blob[:size]
+        if xxhash.xxh3_64_digest(data) != blob[size:]:
+            return None
+    elif len(blob) == size:
+        data = blob
+    else:
+        return None
+    vector = np.frombuffer(data, dtype=np.float16)
+    return vector if np.isfinite(vector).all() else None
 
 
 def embed_cached(

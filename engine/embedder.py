@@ -83,6 +83,8 @@ class Embedder:
         self.state = SemanticState()
         self.embedded = 0
         self.note: str | None = None
+        # What the embedding cache repaired on the last run (recreated, damaged vectors re-embedded).
+        self.repair: str | None = None
         self.phase = "off" if settings.semantic_backend == "none" else "pending"
         self.pending: EmbedProgress | None = None
         self._backend = backend
@@ -128,6 +130,9 @@ class Embedder:
             finally:
                 cache.close()
                 self.note = getattr(backend, "fallback_reason", None)
+                if cache.recovered or cache.damaged:
+                    self.repair = (f"embedding cache rebuilt ({cache.recovered})" if cache.recovered
+                                   else f"{cache.damaged} damaged cached vector(s) re-embedded")
             return max(self.embedded - before, 0)
 
     def _run(

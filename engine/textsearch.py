@@ -8,7 +8,8 @@ is the real matcher that confirms each candidate, so false positives of the inde
 Queries are data (`TextQuery`), parsed once by `parse_text_query` with ripgrep's smart case: an
 all-lowercase query ignores case, any uppercase letter makes it exact. Regexes run on RE2, whose
 matching time is linear in the input, so a pathological pattern such as `(a+)+$` cannot hang the
-server. Matching is line-oriented (RE2's `never_nl`): a match never spans two lines, as in ripgrep.
+server. Matching is line-oriented (RE2's `never_nl`): a match never spans two lines, as in ripgrep, which
+also lets a scan run in slices of whole lines and stop between them when its time budget is spent.
 Columns are 0-based code points on the line; in CRLF files `$` matches before the `\\r` and
 snippets never show it.
 """
@@ -16,6 +17,8 @@ snippets never show it.
 from __future__ import annotations
 
 import re
+import threading
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Literal
@@ -39,6 +42,16 @@ SUBSTRING_SCORE = 0.5
 # Why a result is partial; "" when it is complete.
 REASON_LIMIT = "limit"
 REASON_BYTES = "max_bytes_scanned"
+REASON_TIME = "time_budget"
+# A scan stops once this long has passed (the searcher's retriever budget, search.RETRIEVER_BUDGET_S):
+# the searcher has given up on it by then, so the thread must not keep burning a core.
+SCAN_BUDGET_S = 5.0
+# RE2 runs over at most this many bytes (cut at a line end) between two looks at the clock, so an
+# expensive pattern on a large file overruns its budget by one slice at most.
+SCAN_SLICE = 64 * 1024
+# RE2's memory bound for one compiled pattern (its default, made explicit): a pattern whose program
+# does not fit is refused at once as "pattern too large" instead of being run.
+REGEX_MAX_MEM = 8 << 20
 
 _IDENTIFIER = re.compile(r"[^\W\d]\w*")
 # Escapes and group names are syntax, not text the user wants matched: ignore them for smart case.
@@ -151,8 +164,12 @@ def search_text(
     files: Iterable[tuple[str, str | SearchText]],
     limit: int = 200,
     max_bytes_scanned: int | None = None,
+    budget_s: float | None = SCAN_BUDGET_S,
+    cancel: threading.Event | None = None,
 ) -> TextResult:
-    """Matching lines of `files` (path, content), best first; stops at `limit` hits or the byte budget."""
+    """Matching lines of `files` (path, content), best first; stops at `limit` hits, the byte budget,
+    the time budget or `cancel`, checked between files and between slices of a file."""
+    stop = _Stop(None if budget_s is None else time.monotonic() + budget_s, cancel)
     matcher = _compile(query, 0)
     needle = _plain_needle(query)
     guide = _guide_literal(query)
@@ -165,13 +182,18 @@ def search_text(
         if max_bytes_scanned is not None and scanned >= max_bytes_scanned:
             reason = REASON_BYTES
             break
+        if stop():
+            reason = REASON_TIME
+            break
         text = content if isinstance(content, SearchText) else SearchText(content)
         scanned += len(text.data)
         scan = _Scan(path, text.data, text.ascii, rank_words, whole, partial)
         if needle is not None and (query.case_sensitive or text.plain_case):
             scan.find_all(text.data if query.case_sensitive else text.lowered, needle)
-        else:
-            scan.match_all(matcher, _Guide(guide, text.lowered) if guide is not None and text.plain_case else None)
+        elif not scan.match_all(matcher, _Guide(guide, text.lowered) if guide is not None and text.plain_case
+                                else None, stop):
+            reason = REASON_TIME
+            break
         if len(whole) > limit or len(partial) > PARTIAL_SCAN_FACTOR * limit:
             reason = REASON_LIMIT
             break
@@ -179,6 +201,20 @@ def search_text(
     if len(hits) > limit:
         reason = REASON_LIMIT
     return TextResult(hits[:limit], bool(reason), reason)
+
+
+class _Stop:
+    """Whether a scan must stop now: its deadline passed or its caller cancelled it."""
+
+    __slots__ = ("cancel", "deadline")
+
+    def __init__(self, deadline: float | None, cancel: threading.Event | None) -> None:
+        self.deadline, self.cancel = deadline, cancel
+
+    def __call__(self) -> bool:
+        if self.cancel is not None and self.cancel.is_set():
+            return True
+        return self.deadline is not None and time.monotonic() >= self.deadline
 
 
 def _plain_needle(query: TextQuery) -> bytes | None:
@@ -258,6 +294,10 @@ def _compile(query: TextQuery, offset: int) -> re2._Regexp:
     options = re2.Options()
     options.never_nl = True
     options.log_errors = False
+    # Only a match's span is used: without capture groups RE2 keeps to its DFA, where 990 nested
+    # groups would otherwise send every match through the NFA (36 s on one repository, measured).
+    options.never_capture = True
+    options.max_mem = REGEX_MAX_MEM
     options.case_sensitive = query.case_sensitive
     if query.kind != "regex":
         options.literal = True
@@ -312,28 +352,45 @@ class _Scan:
             self._add(line_start, line_end, start, start + size)
             at = haystack.find(needle, line_end + 1) if line_end < len(self.data) else -1
 
-    def match_all(self, matcher: re2._Regexp, guide: _Guide | None) -> None:
-        """Every line RE2 matches; an empty match after the final newline is on no line (ripgrep agrees)."""
+    def match_all(self, matcher: re2._Regexp, guide: _Guide | None, stop: Callable[[], bool]) -> bool:
+        """Every line RE2 matches; an empty match after the final newline is on no line (ripgrep agrees).
+
+        RE2 runs over one slice of whole lines at a time (a match never spans lines), and `stop` is
+        asked between slices; returns False when it said stop before the file was done.
+        """
         data = self.data
-        phantom = len(data) if data.endswith(b"\n") else -1
+        size = len(data)
+        phantom = size if data.endswith(b"\n") else -1
         pos = 0
         while data:
             if guide is not None:
                 pos = guide.next_line(pos)
                 if pos == -1:
-                    return
-            match = matcher.search(data, pos)
-            if match is None or match.start() == phantom:
-                return
+                    return True
+            cut = data.find(b"\n", pos + SCAN_SLICE) if size - pos > SCAN_SLICE else -1
+            window = size if cut == -1 else cut
+            match = matcher.search(data, pos, window)
+            if match is None:
+                if window >= size:
+                    return True
+                if stop():
+                    return False
+                pos = window + 1
+                continue
+            if match.start() == phantom:
+                return True
             start, end = match.span()
             line_start, line_end = self._locate(start)
             if self.rank_words and not self._is_whole_word(start, end):
                 better = _first_whole_word(matcher, data, end, line_end, self._is_whole_word)
                 start, end = better.span() if better is not None else (start, end)
             self._add(line_start, line_end, start, end)
-            if line_end >= len(data):
-                return
+            if line_end >= size:
+                return True
+            if stop():
+                return False
             pos = line_end + 1
+        return True
 
     def _locate(self, at: int) -> tuple[int, int]:
         """The bounds of the line holding byte `at`, advancing the running line number to it."""

@@ -56,11 +56,28 @@ def pack(grams: np.ndarray) -> bytes:
     return zlib.compress(shuffled, PACK_LEVEL)
 
 
+class DamagedTrigrams(ValueError):
+    """A stored trigram set that does not decode to what `pack` wrote (the file is re-indexed)."""
+
+
 def unpack(blob: bytes) -> np.ndarray:
-    """The trigram set stored by `pack`."""
-    raw = np.frombuffer(zlib.decompress(blob), dtype=np.uint8)
+    """The trigram set stored by `pack`; a damaged blob raises DamagedTrigrams, never a wrong set.
+
+    zlib's checksum catches garbled bytes; the checks after it catch a blob that decompresses but
+    cannot be a set `pack` wrote (a wrong length, codes out of order or beyond 24 bits), which would
+    otherwise hide files from every literal search.
+    """
+    try:
+        raw = np.frombuffer(zlib.decompress(blob), dtype=np.uint8)
+    except (zlib.error, TypeError) as error:
+        raise DamagedTrigrams(f"trigram blob does not decompress: {error}") from None
+    if raw.size % 4:
+        raise DamagedTrigrams(f"trigram blob holds {raw.size} bytes, not a multiple of 4")
     deltas = raw.reshape(4, -1).T.copy().view("<u4").reshape(-1)
-    return np.cumsum(deltas, dtype=np.uint32)
+    grams = np.cumsum(deltas, dtype=np.uint64)
+    if grams.size and (grams[-1] >= 1 << 24 or (grams.size > 1 and not (deltas[1:] > 0).all())):
+        raise DamagedTrigrams("trigram blob is not a sorted set of 24-bit codes")
+    return grams.astype(np.uint32)
 
 
 @dataclass(frozen=True)

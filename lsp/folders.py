@@ -133,8 +133,19 @@ def merged_status(folders: list[Folder]) -> dict[str, Any]:
         "progress": round(sum(float(item.get("progress") or 0.0) for item in each) / len(each), 4),
         "last_error": "; ".join(errors) or None,
         "skipped_buffers": [{**entry, "folder": item["folder"]} for item in each for entry in item["skipped_buffers"]],
+        "semantic": _merged_semantic([item.get("semantic") or {} for item in each]),
+        "current": all(item.get("current", False) for item in each),
         "folders": each,
     }
+
+
+def _merged_semantic(parts: list[dict[str, Any]]) -> dict[str, Any]:
+    """The vectors of all folders: chunks summed; ready only when every folder's are (off when all are)."""
+    states = {part.get("state", "embedding") for part in parts}
+    state = "off" if states == {"off"} else "ready" if states <= {"ready", "off"} else (
+        "error" if "error" in states else "embedding")
+    return {"state": state, "done": sum(int(part.get("done") or 0) for part in parts),
+            "total": sum(int(part.get("total") or 0) for part in parts)}
 
 
 def folder_of(folders: list[Folder], path: Path) -> Folder | None:

@@ -59,7 +59,7 @@ def test_old_schema_is_rebuilt(tmp_path: Path) -> None:
 def test_garbage_and_truncated_files_are_rebuilt(tmp_path: Path) -> None:
     (tmp_path / INDEX_FILE).write_bytes(b"this is not a database" * 100)
     store = IndexStore(tmp_path)
-    assert store.rebuilt_reason and "unreadable" in store.rebuilt_reason
+    assert store.rebuilt_reason and "damaged" in store.rebuilt_reason
     store.write([stored(f"f{i}.py") for i in range(200)])
     store.close()
     data = (tmp_path / INDEX_FILE).read_bytes()
