@@ -122,6 +122,7 @@ class Outcome:
     intent: str | None = None
     strategy: str | None = None
     notes: tuple[str, ...] = ()
+    rule: str | None = None
 
 
 @dataclass(frozen=True)
@@ -186,6 +187,7 @@ def _outcome_dict(outcome: Outcome) -> dict[str, Any]:
         "system": outcome.system,
         "label": outcome.query.intent,
         "intent": outcome.intent,
+        "rule": outcome.rule,
         "strategy": outcome.strategy,
         "reciprocal_rank": score.reciprocal_rank,
         "recall": score.recall,
@@ -635,7 +637,7 @@ def _fused(workspace: Workspace, query: EvalQuery, preset: str, limit: int, labe
     response = workspace.search(SearchRequest(query=query.query, limit=limit, preset=preset))
     ranked = tuple(Ranked(r.path, r.span, tuple(r.matches)) for r in response.results)
     return Outcome(query, fused_name(preset, label), ranked, response.timings_ms["total"], response.intent,
-                   response.fusion_strategy, tuple(response.notes))
+                   response.fusion_strategy, tuple(response.notes), response.rule)
 
 
 def _without_feature(feature: str) -> Ranking:

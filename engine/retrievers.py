@@ -17,7 +17,7 @@ from itertools import accumulate
 
 import numpy as np
 
-from .intent import Classification
+from .intent import Classification, is_product_name
 from .lexical import LexicalIndex
 from .profiles import DEFINITION_INTENTS, LEXICAL_CANDIDATES
 from .ranking import DEFINITION_KINDS, Ranking, boost_chunks, stated_names
@@ -291,6 +291,8 @@ def structural(
         return [_symbol_hit(m.symbol, m.score) for m in snapshot.symbols.search(name, kinds, depth)]
     merged: dict[tuple[str, str], Hit] = {}
     for word in sorted(stated_names(name).embedded):
+        if is_product_name(word) and not snapshot.symbols.definitions(word):
+            continue  # `tRPC` in "how are tRPC links composed" names a product, not the `TRPC` classes
         for match in snapshot.symbols.search(word, kinds, depth):
             if match.tier not in QUESTION_TIERS or match.symbol.kind not in DEFINITION_KINDS:
                 continue  # a name matched by prefix, or naming a field, is noise, not evidence

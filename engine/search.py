@@ -228,7 +228,9 @@ class Searcher:
         request.validate()
         if _looks_like_regex(request.query):
             parse_text_query(request.query.strip())  # an invalid regex is the user's to fix: QueryError, with position
-        classification = pin(request.intent, request.query) if request.intent else classify(request.query)
+        known = _known_names(snapshot)
+        classification = (pin(request.intent, request.query, known) if request.intent
+                          else classify(request.query, known))
         classified = time.perf_counter()
         ranking = self.ranking
         preset = request.preset or self.default_preset
@@ -325,6 +327,11 @@ def _adjusted(route: Route, ranking: Ranking, intent: str) -> Route:
     weights = {m: (row.get(m, 0.0) if row is not None and route.fused else w)
                for m, w in route.weights.items() if m in modalities}
     return replace(route, modalities=modalities, weights=weights, k=ranking.k if ranking.k is not None else route.k)
+
+
+def _known_names(snapshot: Snapshot) -> Callable[[str], bool]:
+    """The classifier's view of the symbol table: does a symbol of exactly this name exist?"""
+    return lambda name: bool(snapshot.symbols.definitions(name))
 
 
 def _flat(hit: Hit) -> float:
