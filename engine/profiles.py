@@ -170,6 +170,10 @@ TYPE_STUB_PRIOR: Final = 0.7
 # Documentation (Markdown, reStructuredText, plain text) explains code but is not where it happens:
 # measured +0.027 NDCG@10 on Django, +0.003 on semble with MiniLM, neutral on Rich and RxJS.
 DOC_PRIOR: Final = 0.5
+# Prose that documents no code (agent instructions, change logs, licences, CI configs; issue 14):
+# lowered in every intent, and below documentation, since it is no answer even to "how".
+# 0.3, the factor already used for tests and examples; not fitted to any query set.
+PROSE_PRIOR: Final = 0.3
 # Intents whose results get path priors: the question is about what code does, and a test or an
 # example shows how it is used, not where it is done.
 UNDERSTANDING_INTENTS: Final[frozenset[str]] = frozenset({UNDERSTAND_CODE, FIND_SIMILAR})

@@ -26,6 +26,7 @@ from .profiles import (
     NAMED_FILE_SCALE,
     PATH_PREFIX_MIN,
     PATH_TERM_BOOST,
+    PROSE_PRIOR,
     REEXPORT_PRIOR,
     TEST_PRIOR,
     TYPE_STUB_PRIOR,
@@ -44,6 +45,7 @@ __all__ = [
     "last_name",
     "path_prior",
     "path_term_ratio",
+    "prose_prior",
     "stated_names",
 ]
 
@@ -250,7 +252,41 @@ TEST_WORDS = frozenset({"test", "tests", "testing", "tested", "spec", "specs", "
 
 
 # Words that make a question about documentation, so documentation files are no longer lowered for it.
-DOC_WORDS = frozenset({"doc", "docs", "documentation", "documented", "readme", "guide", "tutorial", "changelog"})
+DOC_WORDS = frozenset({"doc", "docs", "documentation", "documented", "readme", "guide", "tutorial", "changelog",
+                       "license", "licence", "licensing", "copyright", "contributing"})
+
+# Prose that is not documentation of the code: instructions to coding agents, change logs, licences,
+# contribution rules, and what .github/ holds (issue templates, CI workflows). They repeat the code's
+# words (an AGENTS.md summarises every module) without being where anything happens.
+_PROSE_NAME = re.compile(
+    r"(?:^|/)(?:AGENTS|CLAUDE|GEMINI|CONVENTIONS|copilot-instructions|\.cursorrules|\.windsurfrules|\.clinerules"
+    r"|CHANGELOG|CHANGES|HISTORY|NEWS|RELEASES?|RELEASE[-_]NOTES|LICEN[CS]E|COPYING|NOTICE|AUTHORS"
+    r"|CONTRIBUTORS|CONTRIBUTING|CODE[-_]OF[-_]CONDUCT|SECURITY|SUPPORT|FUNDING)(?:[-_.][^/]*)?$",
+    re.IGNORECASE,
+)
+# Folders of repository machinery rather than code: every file in them is prose or configuration.
+_PROSE_DIR = re.compile(r"(?:^|/)\.(?:github|gitlab|circleci|cursor|husky)/")
+
+
+def prose_prior(query: str, ranking: Ranking) -> Callable[[str], float] | None:
+    """Code before prose for every question about code (not only understanding ones): documentation
+    at DOC_PRIOR, agent instructions, change logs, licences and CI configs at PROSE_PRIOR, unless
+    the question is about docs. A docstring is not lowered: it is part of the code's chunk."""
+    if not ranking.path_priors:
+        return None
+    docs_wanted = asks_about_docs(query)
+    return lambda path: _prose_factor(path.replace("\\", "/"), docs_wanted)
+
+
+@lru_cache(maxsize=1 << 16)
+def _prose_factor(path: str, docs_wanted: bool) -> float:
+    if docs_wanted:
+        return 1.0
+    language = detect_language(path)
+    prose = language is None or language in DOC_LANGUAGES  # `history.py` is code, `HISTORY.rst` is not
+    if _PROSE_DIR.search(path) or (prose and _PROSE_NAME.search(path)):
+        return PROSE_PRIOR
+    return DOC_PRIOR if language in DOC_LANGUAGES else 1.0
 
 
 def path_prior(path: str, query: str = "") -> float:
@@ -276,8 +312,7 @@ def _path_prior(path: str, tests_wanted: bool, docs_wanted: bool) -> float:
     prior = 1.0
     if not tests_wanted and (_TEST_FILE.search(normal) or _TEST_DIR.search(normal)):
         prior *= TEST_PRIOR
-    if not docs_wanted and detect_language(normal) in DOC_LANGUAGES:
-        prior *= DOC_PRIOR
+    prior *= _prose_factor(normal, docs_wanted)
     if _EXAMPLE_DIR.search(normal):
         prior *= EXAMPLE_PRIOR
     if _COMPAT_DIR.search(normal):

@@ -27,7 +27,7 @@ from .profiles import (
     TOPIC_INTENTS,
     UNDERSTANDING_INTENTS,
 )
-from .ranking import Ranking, file_prior, stated_names
+from .ranking import Ranking, file_prior, prose_prior, stated_names
 from .records import Hit, Span
 from .routing import Route, plan_route, rescue_route
 from .snapshot import Snapshot
@@ -278,7 +278,7 @@ class Searcher:
             demote_factor=self.demote_factor,
             names=stated_names(query).all if boosted and ranking.definitions and intent in DEFINITION_INTENTS
             else frozenset(),
-            prior=file_prior(query, ranking, named=topical) if understanding else None,
+            prior=file_prior(query, ranking, named=topical) if understanding else prose_prior(query, ranking),
             one_per_file=ranking.one_per_file,
             coherence=FILE_COHERENCE if topical and ranking.file_aggregation else 0.0,
         )
