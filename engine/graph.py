@@ -753,6 +753,37 @@ class CodeGraph:
         via = tuple(self._label(n) for n in chain)
         return _with_via(self._definition_hit(node, score), via)
 
+    def siblings(self, path: str, qualified: str | None, limit: int = 50) -> list[Hit]:
+        """Definitions that share the seed's neighbours: the same base class, the same callees, the
+        same callers (find_similar). Each shared neighbour counts 1 / log(2 + its degree), so a
+        shared base of five subclasses says more than a shared call to a helper everyone calls.
+        Containment is left out (every method of a file shares the file); so is the seed itself."""
+        with self._lock:
+            self._settle()
+            seed = symbol_node_id(path, qualified) if qualified else file_node(path)
+            if seed not in self._graph:
+                return []
+            scores: dict[str, float] = {}
+            graph = self._graph
+            neighbours = [(n, True) for n in graph.successors(seed)] + [(n, False) for n in graph.predecessors(seed)]
+            for neighbour, used in neighbours:
+                kind = graph.edges[seed, neighbour]["kind"] if used else graph.edges[neighbour, seed]["kind"]
+                if kind == "contains":
+                    continue
+                others = graph.predecessors(neighbour) if used else graph.successors(neighbour)
+                peers = [o for o in others if o != seed and o in self._symbols]
+                if not peers:
+                    continue
+                share = 1.0 / math.log(2 + len(peers))
+                for peer in peers:
+                    peer_kind = graph.edges[peer, neighbour]["kind"] if used else graph.edges[neighbour, peer]["kind"]
+                    if peer_kind == kind:
+                        scores[peer] = scores.get(peer, 0.0) + share
+            members = set(self._members(seed))
+            hits = [_with_via(self._definition_hit(node, score), (self._label(node), self._label(seed)))
+                    for node, score in scores.items() if node not in members]
+            return _ranked(hits, limit)
+
     def related(self, seed_terms: Sequence[str], limit: int = 20) -> list[Hit]:
         """Definitions around the query's words: name matches spread by personalized PageRank."""
         with self._lock:

@@ -30,6 +30,7 @@ from .profiles import (
     INTENTS,
     UNDERSTAND_CODE,
 )
+from .records import Seed
 
 __all__ = ["RULES", "Classification", "Known", "Rule", "classify", "is_identifier", "is_product_name", "pin"]
 
@@ -42,6 +43,9 @@ class Classification:
     confidence: float
     rule: str
     target: str | None = None
+    # find_similar only: the definition the query is similar to, found by the searcher (the
+    # classifier itself never sets it; it reads no index).
+    seed: Seed | None = None
 
 
 @dataclass(frozen=True)

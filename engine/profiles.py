@@ -180,3 +180,18 @@ UNDERSTANDING_INTENTS: Final[frozenset[str]] = frozenset({UNDERSTAND_CODE, FIND_
 # Intents whose files are also ranked by the question's words in their names and by file-level
 # aggregation. Not find_similar: the file named like the example is the example, not its likes.
 TOPIC_INTENTS: Final[frozenset[str]] = frozenset({UNDERSTAND_CODE})
+
+# --- find_similar (issue 14): the seed's neighbours. ---
+# Structural siblings of a seed score points per shared trait (engine/similar.py). A shared base class
+# or interface is the strongest sign of "another one of these" (cache backends of BaseCache, schedulers
+# of AsyncScheduler); shared member names (the Jaccard share, times this) nearly as strong; a shared
+# container, the same parameter count and the same folder are weak, and count only beside another.
+# Set by reasoning about what "like X" means, not fitted to a query set.
+SIBLING_BASE: Final = 3.0
+SIBLING_MEMBERS: Final = 3.0
+SIBLING_CONTAINER: Final = 1.0
+SIBLING_NAME_WORDS: Final = 1.5
+SIBLING_PARAMETERS: Final = 0.5
+SIBLING_FOLDER: Final = 1.0
+# Words of the seed's chunk the text retriever searches for (BM25 cost grows with query length).
+SIMILAR_SEED_WORDS: Final = 64

@@ -42,6 +42,7 @@ __all__ = [
     "boost_chunks",
     "defines",
     "file_prior",
+    "is_test_path",
     "last_name",
     "path_prior",
     "path_term_ratio",
@@ -232,6 +233,12 @@ _REEXPORT_FILES = frozenset({"__init__.py", "package-info.java"})
 _TYPE_STUB = re.compile(r"\.d\.[cm]?ts$")
 
 
+def is_test_path(path: str) -> bool:
+    """Whether a path is a test file or lies under a tests folder (not `testing/`, see above)."""
+    normal = path.replace("\\", "/")
+    return bool(_TEST_FILE.search(normal) or _TEST_DIR.search(normal))
+
+
 def file_prior(query: str, ranking: Ranking, named: bool = True) -> Callable[[str], float] | None:
     """What a file's path says about it as the answer to an understanding question: the path priors
     times, when `named`, the lift of question words it names (`streams.py` for `how does streaming work`)."""
@@ -310,7 +317,7 @@ def _mentions(query: str, words: frozenset[str]) -> bool:
 def _path_prior(path: str, tests_wanted: bool, docs_wanted: bool) -> float:
     normal = path.replace("\\", "/")
     prior = 1.0
-    if not tests_wanted and (_TEST_FILE.search(normal) or _TEST_DIR.search(normal)):
+    if not tests_wanted and is_test_path(normal):
         prior *= TEST_PRIOR
     prior *= _prose_factor(normal, docs_wanted)
     if _EXAMPLE_DIR.search(normal):

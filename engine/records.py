@@ -105,3 +105,17 @@ class Hit:
     snippet: str = ""
     language: str | None = None
     via: tuple[str, ...] = field(default=())
+
+
+@dataclass(frozen=True)
+class Seed:
+    """What a find_similar query is similar to: a named definition or file, or the code its words
+    describe (the top code result of the ordinary search). `chunk` is the seed's chunk, whose
+    embedding and words find its neighbours; `how` is "named" or "described"."""
+
+    path: str
+    span: Span
+    symbol: str | None
+    kind: str | None
+    how: str
+    chunk: Chunk | None = None

@@ -23,6 +23,7 @@ from .profiles import DEFINITION_INTENTS, LEXICAL_CANDIDATES
 from .ranking import DEFINITION_KINDS, Ranking, boost_chunks, stated_names
 from .records import Chunk, Hit, ParsedFile, Symbol
 from .search import SearchRequest
+from .similar import seed_text, structural_siblings
 from .snapshot import Snapshot
 from .symbols import parse_symbol_query
 from .textsearch import QueryError, SearchText, TextQuery, candidate_plan, parse_text_query, search_text
@@ -130,6 +131,10 @@ def make_text_retriever(
         snapshot: Snapshot, request: SearchRequest, classification: Classification, depth: int
     ) -> list[Hit]:
         features = ranking()
+        if classification.seed is not None:
+            index, chunks = lexical.get(snapshot)
+            found = index.search(seed_text(classification.seed), depth)
+            return [_chunk_hit(chunks[position], score) for position, score in found]
         literal = _text_query(request, classification)
         if literal is not None:
             hits = literal_hits(snapshot, literal, depth)
@@ -279,10 +284,13 @@ def structural(
 ) -> list[Hit]:
     """Symbols named by the query: its target, the whole query, or each identifier a question states.
 
+    For find_similar with a seed, the definitions shaped like the seed (engine/similar.py).
     A question's plain words are not looked up (`how does routing work` is not about a symbol called
     `routing`; measured on semble's set, looking them up cost 0.02 NDCG@10): only the names it writes
     in code style or capitalised (`why does safeParse throw`, `how the Router matches`).
     """
+    if classification.seed is not None:
+        return structural_siblings(snapshot, classification.seed, depth)
     if classification.target:
         name, kinds = parse_symbol_query(classification.target)
         return [_symbol_hit(m.symbol, m.score) for m in snapshot.symbols.search(name, kinds, depth)]
@@ -305,8 +313,12 @@ def structural(
 def graph(
     snapshot: Snapshot, request: SearchRequest, classification: Classification, depth: int
 ) -> list[Hit]:
-    """Call sites for references, the reverse closure for impact, personalized PageRank otherwise."""
+    """Call sites for references, the reverse closure for impact, a seed's siblings for find_similar,
+    personalized PageRank otherwise."""
     target = classification.target
+    seed = classification.seed
+    if seed is not None:
+        return snapshot.graph.siblings(seed.path, seed.symbol, limit=depth)
     if classification.intent == "find_references" and target:
         return snapshot.graph.callers(target, limit=depth)
     if classification.intent == "impact_analysis" and target:
@@ -340,7 +352,8 @@ class SemanticState:
 def make_semantic_retriever(
     state: SemanticState, ranking: Callable[[], Ranking] = Ranking
 ) -> Callable[[Snapshot, SearchRequest, Classification, int], list[Hit]]:
-    """Nearest chunks by cosine: a binary shortlist rescored in float, or (ablation) every vector exactly."""
+    """Nearest chunks by cosine: a binary shortlist rescored in float, or (ablation) every vector exactly.
+    For find_similar with a seed, nearest to the seed's own stored vector instead of the query's."""
 
     def semantic(
         snapshot: Snapshot, request: SearchRequest, classification: Classification, depth: int
@@ -349,7 +362,9 @@ def make_semantic_retriever(
         if view is None or len(view.vectors) == 0:
             return []
         hits = []
-        query = np.asarray(view.embed_query(request.query))
+        seed = classification.seed
+        stored = view.vectors.vector(seed.chunk.digest) if seed is not None and seed.chunk is not None else None
+        query = stored if stored is not None else np.asarray(view.embed_query(request.query))
         candidates = DEFAULT_CANDIDATES if ranking().binary_vectors else len(view.vectors)
         for key, score in view.vectors.search_keys(query, limit=depth, candidates=candidates):
             chunk = view.chunks_by_digest.get(key)

@@ -17,19 +17,22 @@ from typing import Any
 import pathspec
 
 from .fusion import FusedResult, fuse
-from .intent import Classification, classify, pin
+from .intent import Classification, classify, is_identifier, pin
 from .profiles import (
     DEFINITION_INTENTS,
     FILE_COHERENCE,
+    FIND_SIMILAR,
     INTENTS,
     MODALITIES,
     PRESETS,
     TOPIC_INTENTS,
+    UNDERSTAND_CODE,
     UNDERSTANDING_INTENTS,
 )
-from .ranking import Ranking, file_prior, prose_prior, stated_names
-from .records import Hit, Span
+from .ranking import Ranking, file_prior, is_test_path, path_prior, prose_prior, stated_names
+from .records import Hit, Seed, Span
 from .routing import Route, plan_route, rescue_route
+from .similar import named_seed, seed_at, without_seed
 from .snapshot import Snapshot
 from .textsearch import parse_text_query
 
@@ -145,6 +148,7 @@ class SearchResponse:
     results: list[FusedResult]
     timings_ms: dict[str, float]
     notes: list[str] = field(default_factory=list)
+    seed: Seed | None = None
 
     def to_dict(self, snapshot: Snapshot | None = None, folder: str | None = None) -> dict[str, Any]:
         return {
@@ -163,7 +167,14 @@ class SearchResponse:
             "results": [result_dict(result, snapshot, folder) for result in self.results],
             "timings_ms": self.timings_ms,
             "notes": self.notes,
+            "seed": seed_dict(self.seed) if self.seed is not None else None,
         }
+
+
+def seed_dict(seed: Seed) -> dict[str, Any]:
+    """The seed a find_similar answer is about, as the response's `seed` field."""
+    return {"path": seed.path, "range": range_dict(seed.span), "symbol": seed.symbol, "kind": seed.kind,
+            "how": seed.how}
 
 
 def range_dict(span: Span) -> dict[str, dict[str, int]]:
@@ -236,6 +247,11 @@ class Searcher:
         preset = request.preset or self.default_preset
         route = _adjusted(plan_route(classification, preset, request.modes, self.semantic_available()), ranking,
                           classification.intent)
+        notes: list[str] = []
+        if classification.intent == FIND_SIMILAR:
+            seed = self._seed(snapshot, request, classification, preset)
+            classification = replace(classification, seed=seed)
+            notes.append(_seed_note(seed))
         reports, ranked = self._run(snapshot, request, classification, route)
         strategy = route.strategy
         if route.strategy == "direct" and not any(ranked.values()):
@@ -261,8 +277,34 @@ class Searcher:
             modalities=reports,
             results=fused,
             timings_ms={"classify": _ms(started, classified), "total": _ms(started, done)},
-            notes=[f"{m} left out: {r.error}" for m, r in reports.items() if r.error],
+            notes=notes + [f"{m} left out: {r.error}" for m, r in reports.items() if r.error],
+            seed=classification.seed,
         )
+
+    def _seed(self, snapshot: Snapshot, request: SearchRequest, classification: Classification,
+              preset: str) -> Seed | None:
+        """What a find_similar query is similar to: the definition or file it names, else the top
+        code result (not a test, not prose) of the ordinary search for what it describes."""
+        target = classification.target
+        known = _known_names(snapshot)
+        words = request.query.split()
+        if target and (is_identifier(target, known) or target[:1].isupper() or "." in target
+                       or (words and words[-1].strip("?`'\"") == target)):
+            named = named_seed(snapshot, target, request.query)
+            if named is not None:
+                return named
+        described = Classification(UNDERSTAND_CODE, classification.confidence, classification.rule)
+        route = _adjusted(plan_route(described, preset, request.modes, self.semantic_available()), self.ranking,
+                          UNDERSTAND_CODE)
+        _, ranked = self._run(snapshot, request, described, route)
+        # Fused as find_similar (path priors, no lift for file names the words match): "the backoff in
+        # the web client" describes the backoff code, not whatever file is called client.
+        results = self._fuse(snapshot, request.query, FIND_SIMILAR, route, route.strategy, ranked)
+        code = [r for r in results[:10] if path_prior(r.path, request.query) >= 1.0 and not is_test_path(r.path)]
+        best = code[0] if code else (results[0] if results else None)
+        if best is None:
+            return None
+        return seed_at(snapshot, best.path, best.span.start_line, best.symbol, best.kind)
 
     def _fuse(self, snapshot: Snapshot, query: str, intent: str, route: Route, strategy: str,
               ranked: Mapping[str, Sequence[Hit]]) -> list[FusedResult]:
@@ -303,6 +345,8 @@ class Searcher:
                 hits = _filter_hits(
                     snapshot, future.result(timeout=max(deadline - time.perf_counter(), 0.0)), request
                 )
+                if classification.seed is not None:
+                    hits = without_seed(snapshot, classification.seed, hits)
             except concurrent.futures.TimeoutError:
                 reports[modality] = ModalityReport(
                     weight, False, error=f"over its {RETRIEVER_BUDGET_S:g} s budget"
@@ -327,6 +371,14 @@ def _adjusted(route: Route, ranking: Ranking, intent: str) -> Route:
     weights = {m: (row.get(m, 0.0) if row is not None and route.fused else w)
                for m, w in route.weights.items() if m in modalities}
     return replace(route, modalities=modalities, weights=weights, k=ranking.k if ranking.k is not None else route.k)
+
+
+def _seed_note(seed: Seed | None) -> str:
+    if seed is None:
+        return "no seed found for find_similar: results are code matching the description"
+    label = seed.symbol or seed.path
+    how = "named in the query" if seed.how == "named" else "the top code result for the description"
+    return f"similar to {label} ({seed.path}:{seed.span.start_line + 1}, {how}); the seed and its tests are left out"
 
 
 def _known_names(snapshot: Snapshot) -> Callable[[str], bool]:
