@@ -59,6 +59,8 @@ class FusedResult:
     defines: bool = False
     prior: float = 1.0
     coherence: float = 0.0
+    # A guess, not an answer: the query's target is not in the workspace (engine/absence.py).
+    approximate: bool = False
 
 
 def boost(centrality: float) -> float:

@@ -195,3 +195,10 @@ SIBLING_PARAMETERS: Final = 0.5
 SIBLING_FOLDER: Final = 1.0
 # Words of the seed's chunk the text retriever searches for (BM25 cost grows with query length).
 SIMILAR_SEED_WORDS: Final = 64
+
+# --- Honest "not found" (issue 14). ---
+# Similar names a "no definition of X" note offers (a glance, not a list to read).
+SIMILAR_NAMES_SHOWN: Final = 5
+# Files whose text is read to confirm that a word of a question occurs somewhere; past this many
+# trigram candidates the word is common enough to be taken as present (the check stays a few ms).
+ABSENCE_CONFIRM_FILES: Final = 50

@@ -16,6 +16,7 @@ from typing import Any
 
 import pathspec
 
+from .absence import absence_note
 from .fusion import FusedResult, fuse
 from .intent import Classification, classify, is_identifier, pin
 from .profiles import (
@@ -204,6 +205,7 @@ def result_dict(result: FusedResult, snapshot: Snapshot | None, folder: str | No
         "coherence": round(result.coherence, 6),
         "demoted": result.demoted,
         "matches": [range_dict(span) for span in result.matches],
+        "approximate": result.approximate,
     }
     if snapshot is not None:
         row["uri"] = (snapshot.root / result.path).as_uri()
@@ -262,6 +264,10 @@ class Searcher:
             reports.update(more_reports)
         fused = self._fuse(snapshot, request.query, classification.intent, route, strategy, ranked)
         fused = fused[: request.limit]
+        absent = absence_note(snapshot, request.query, classification, strategy)
+        if absent is not None:
+            notes.append(absent)
+            fused = [replace(result, approximate=True) for result in fused]
         done = time.perf_counter()
         for modality in MODALITIES:
             reports.setdefault(modality, ModalityReport(weight=route.weights.get(modality, 0.0), ran=False))
