@@ -100,8 +100,8 @@ def absence_note(snapshot: Snapshot, query: str, classification: Classification,
         return f"no {kind} {target}{suggestion}"
     if intent == EXACT_MATCH and strategy == "rescued":
         return f"no exact match for {target or query!r}; showing related code"
-    if intent == EXACT_MATCH:
-        return None
+    if intent == EXACT_MATCH or classification.seed is not None:
+        return None  # a find_similar seed was found in the index: what it is like exists
     missing = [word for word in _named_things(query) if not occurs(snapshot, word)]
     if missing:
         return f"{', '.join(missing)} occurs nowhere in this workspace; results are approximate"

@@ -14,8 +14,11 @@ the response says which seed it used.
 from __future__ import annotations
 
 import re
+import threading
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import PurePosixPath
 
 from .profiles import (
@@ -39,6 +42,8 @@ _FAMILY = {
     "function": "callable", "method": "callable", "constructor": "callable", "macro": "callable",
     "class": "type", "struct": "type", "interface": "type", "trait": "type", "enum": "type", "type": "type",
 }
+# Files whose shape (bases, members) stays cached (oldest evicted first), as retrievers.py caches lookups.
+SHAPE_CACHE_FILES = 16384
 _FILE_NAME = re.compile(r"[\w.-]+\.[A-Za-z0-9]{1,5}$")
 _PARAMETERS = re.compile(r"\((.*)\)")
 
@@ -121,6 +126,7 @@ def seed_text(seed: Seed) -> str:
     return " ".join(text.split()[:SIMILAR_SEED_WORDS])
 
 
+@lru_cache(maxsize=1 << 17)
 def _name_words(name: str | None) -> frozenset[str]:
     if not name:
         return frozenset()
@@ -128,6 +134,7 @@ def _name_words(name: str | None) -> frozenset[str]:
     return frozenset(word for word in split_identifier(last) if len(word) > 2)
 
 
+@lru_cache(maxsize=1 << 17)
 def _parameter_count(signature: str) -> int | None:
     match = _PARAMETERS.search(signature)
     if match is None:
@@ -139,13 +146,38 @@ def _parameter_count(signature: str) -> int | None:
     return len(names)
 
 
-def _bases(parsed: ParsedFile, qualified: str) -> frozenset[str]:
-    return frozenset(ref.name.split(".")[-1] for ref in parsed.references
-                     if ref.kind == "inherit" and ref.enclosing == qualified)
+@dataclass(frozen=True)
+class _Shape:
+    """One file's definitions by what they inherit and what they hold, computed once per file."""
+
+    bases: Mapping[str, frozenset[str]]
+    members: Mapping[str, frozenset[str]]
 
 
-def _members(symbols: Iterable[Symbol], qualified: str) -> frozenset[str]:
-    return frozenset(s.name for s in symbols if s.container == qualified and _family(s.kind) == "callable")
+_SHAPES: dict[int, tuple[ParsedFile, _Shape]] = {}
+_SHAPES_LOCK = threading.Lock()
+
+
+def _shape(parsed: ParsedFile) -> _Shape:
+    """Cached by identity (the entry holds its ParsedFile, so the id cannot be reused while cached):
+    a file's shape changes only with the file, and a similarity query reads every file's."""
+    entry = _SHAPES.get(id(parsed))
+    if entry is not None and entry[0] is parsed:
+        return entry[1]
+    bases: dict[str, set[str]] = defaultdict(set)
+    for ref in parsed.references:
+        if ref.kind == "inherit" and ref.enclosing:
+            bases[ref.enclosing].add(ref.name.split(".")[-1])
+    members: dict[str, set[str]] = defaultdict(set)
+    for symbol in parsed.symbols:
+        if symbol.container and _family(symbol.kind) == "callable":
+            members[symbol.container].add(symbol.name)
+    shape = _Shape({k: frozenset(v) for k, v in bases.items()}, {k: frozenset(v) for k, v in members.items()})
+    with _SHAPES_LOCK:
+        if len(_SHAPES) >= SHAPE_CACHE_FILES:
+            del _SHAPES[next(iter(_SHAPES))]
+        _SHAPES[id(parsed)] = (parsed, shape)
+    return shape
 
 
 def structural_siblings(snapshot: Snapshot, seed: Seed, depth: int) -> list[Hit]:
@@ -159,29 +191,29 @@ def structural_siblings(snapshot: Snapshot, seed: Seed, depth: int) -> list[Hit]
     seed_symbol = _symbol(seed_parsed, seed.symbol)
     if seed_symbol is None:
         return []
-    bases = _bases(seed_parsed, seed.symbol)
-    members = _members(seed_parsed.symbols, seed.symbol)
+    bases = _shape(seed_parsed).bases.get(seed.symbol, frozenset())
+    members = _shape(seed_parsed).members.get(seed.symbol, frozenset())
     parameters = _parameter_count(seed_symbol.signature)
     words = _name_words(seed.symbol)
     folder = str(PurePosixPath(seed.path).parent)
     scored: list[tuple[float, Symbol]] = []
     for path, parsed in snapshot.parsed.items():
-        by_container: dict[str | None, list[Symbol]] = defaultdict(list)
-        for symbol in parsed.symbols:
-            by_container[symbol.container].append(symbol)
-        for symbol in parsed.symbols:
-            if _family(symbol.kind) != family or _is_seed(seed, path, symbol.qualified or symbol.name) \
-                    or symbol.name in bases:
-                continue  # the seed's own base is what it specialises, not another one of its kind
+        candidates = [s for s in parsed.symbols if _family(s.kind) == family]
+        if not candidates:
+            continue
+        shape = _shape(parsed)
+        for symbol in candidates:
             qualified = symbol.qualified or symbol.name
+            if _is_seed(seed, path, qualified) or symbol.name in bases:
+                continue  # the seed's own base is what it specialises, not another one of its kind
             score = 0.0
-            if bases and bases & _bases(parsed, qualified):
+            if bases and bases & shape.bases.get(qualified, frozenset()):
                 score += SIBLING_BASE
             if seed_symbol.container is not None and symbol.container == seed_symbol.container \
                     and path == seed.path:
                 score += SIBLING_CONTAINER
             if members:
-                theirs = _members(by_container.get(qualified, ()), qualified)
+                theirs = shape.members.get(qualified)
                 if theirs:
                     score += SIBLING_MEMBERS * len(members & theirs) / len(members | theirs)
             if parameters is not None and family == "callable" and _parameter_count(symbol.signature) == parameters:
@@ -212,13 +244,16 @@ def without_seed(snapshot: Snapshot, seed: Seed, hits: Sequence[Hit]) -> list[Hi
     """`hits` less the seed, its members, lines inside it and the test files that use it."""
     name = re.split(r"::|\.|#", seed.symbol)[-1] if seed.symbol else PurePosixPath(seed.path).stem
     kept = []
+    tests: dict[str, bool] = {}
     for hit in hits:
         if _is_seed(seed, hit.path, hit.symbol):
             continue
         if hit.path == seed.path and seed.span.start_line <= hit.span.start_line <= seed.span.end_line \
                 and (hit.symbol is None or seed.symbol is None):
             continue
-        if is_test_path(hit.path) and _uses(snapshot.parsed.get(hit.path), name, seed.path):
+        if hit.path not in tests:
+            tests[hit.path] = is_test_path(hit.path) and _uses(snapshot.parsed.get(hit.path), name, seed.path)
+        if tests[hit.path]:
             continue
         kept.append(hit)
     return kept
