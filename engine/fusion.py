@@ -61,6 +61,10 @@ class FusedResult:
     coherence: float = 0.0
     # A guess, not an answer: the query's target is not in the workspace (engine/absence.py).
     approximate: bool = False
+    # How the result depends on the query's target (impact, references): the chain of names.
+    via: tuple[str, ...] = ()
+    # References: whether the use resolves to the target (None where the question does not arise).
+    resolved: bool | None = None
 
 
 def boost(centrality: float) -> float:
@@ -243,6 +247,9 @@ def _result(
         defines=best.defines,
         prior=prior,
         coherence=added,
+        via=hit.via or next((e.hit.via for e in best.cluster.entries if e.hit.via), ()),
+        resolved=hit.resolved if hit.resolved is not None else next(
+            (e.hit.resolved for e in best.cluster.entries if e.hit.resolved is not None), None),
     )
 
 

@@ -665,26 +665,54 @@ class CodeGraph:
         return sorted(found, key=lambda n: (-rank.score(n), n))
 
     def callers(self, name: str, limit: int = 50) -> list[Hit]:
-        """Call sites of `name`: span = the call, symbol = the caller; central callers first."""
+        """Call sites of `name`: span = the call, symbol = the caller. Calls that resolve to the target
+        (same file, an imported file, or a qualified name that says so) come first, central callers
+        first among them; calls that only match the name follow, marked `resolved=False`."""
         with self._lock:
             self._settle()
             best: dict[tuple[str, Span], Hit] = {}
             for target in self._resolve(name):
                 for source in self._graph.predecessors(target):
+                    path = self._graph.nodes[source]["path"]
                     for kind, count, span in self._evidence.get((source, target), _NO_EVIDENCE):
                         if kind != _CALLS_KIND:
                             continue
                         hit = Hit(
-                            path=self._graph.nodes[source]["path"],
+                            path=path,
                             span=Span(*span),
                             score=self._centrality(source) / count,
                             symbol=self._qualified_or_none(source),
                             kind="call",
-                            language=detect_language(self._graph.nodes[source]["path"]),
+                            language=detect_language(path),
                             via=(self._label(source), self._label(target)),
+                            resolved=self._resolves(path, target, span),
                         )
                         _keep_best(best, (hit.path, hit.span), hit)
-            return _ranked(best.values(), limit)
+            ordered = sorted(best.values(), key=lambda h: (not h.resolved, -h.score, h.path, h.span))
+            return ordered[:limit]
+
+    def _resolves(self, path: str, target: str, span: tuple[int, int, int, int]) -> bool:
+        """Whether the use at `span` in `path` means `target` for a reason better than its name: it is
+        in the target's own file, in a file importing the target's, or qualified by the target's
+        container or module (`Session.send`, `sessions.send`, `str::strip_prefix` is not `Path`'s)."""
+        home = self._homes.get(target)
+        symbol = self._symbols.get(target)
+        if home is None or symbol is None:
+            return False
+        if home.path == path or home.path in self._imports.get(path, frozenset()):
+            return True
+        for ref in self._refs.get(path, {}).get(_last_name(symbol.name), ()):
+            if (ref.span.start_line, ref.span.start_col, ref.span.end_line, ref.span.end_col) != span:
+                continue
+            dotted = _dotted(ref.name)
+            if "." not in dotted:
+                return False
+            if home.dotted.endswith("." + dotted):
+                return True
+            qualifier = dotted.rsplit(".", 2)[-2]
+            module = home.path.rsplit("/", 1)[-1].partition(".")[0]
+            return qualifier in (symbol.container or "", module)
+        return False
 
     def callees(self, name: str, limit: int = 50) -> list[Hit]:
         """Definitions `name` calls, surest and most central first."""
@@ -712,15 +740,40 @@ class CodeGraph:
             parent: dict[str, str] = {}
             distance: dict[str, int] = {}
             queue: deque[str] = deque()
-            for root in self._resolve(name):
+            roots = self._resolve(name)
+            for root in roots:
                 for node in [root, *self._members(root)]:
                     if node not in distance:
                         distance[node] = 0
                         parent[node] = root
                         queue.append(node)
             self._walk_dependents(queue, distance, parent, depth)
+            using = {self._graph.nodes[node]["path"] for node, hops in distance.items() if hops > 0}
+            for root in roots:
+                for importer in self._importers_by_name(root):
+                    if importer not in distance and self._graph.nodes[importer]["path"] not in using:
+                        distance[importer] = 1  # imports it and never uses it: shown at the import line
+                        parent[importer] = root
             hits = [self._impact_hit(node, d, depth, parent) for node, d in distance.items() if d > 0]
             return _ranked(hits, limit)
+
+    def _importers_by_name(self, node: str) -> list[str]:
+        """Files that import a top-level definition by name (`from pkg.lib import target`): they
+        depend on it even where they never use it, which no call or reference edge records."""
+        symbol = self._symbols.get(node)
+        if symbol is None or symbol.container is not None:
+            return []
+        home = file_node(symbol.path)
+        if home not in self._graph:
+            return []
+        found = []
+        for source, _, kind in self._graph.in_edges(home, data="kind"):
+            if kind != "imports":
+                continue
+            specs = self._parsed[self._graph.nodes[source]["path"]].imports
+            if any(re.split(r"[./:\\]", spec)[-1] == symbol.name for spec in specs):
+                found.append(source)
+        return sorted(found)
 
     def _walk_dependents(
         self, queue: deque[str], distance: dict[str, int], parent: dict[str, str], depth: int
@@ -745,13 +798,21 @@ class CodeGraph:
         return [n for n in self._nodes[symbol.path] if self._qualified_of(n).startswith(prefix)]
 
     def _impact_hit(self, node: str, hops: int, depth: int, parent: dict[str, str]) -> Hit:
+        """The dependent at the line where it uses the next link of its chain (a call, a reference, the
+        class line that inherits); an import without a recorded position keeps the file's head, which
+        the retriever moves to the import line."""
         chain = [node]
         while parent[chain[-1]] != chain[-1]:
             chain.append(parent[chain[-1]])
         centrality = self._centrality(node)
         score = (depth + 1 - hops) + centrality / (1 + centrality)
         via = tuple(self._label(n) for n in chain)
-        return _with_via(self._definition_hit(node, score), via)
+        hit = self._definition_hit(node, score)
+        uses = sorted(span for kind, _, span in self._evidence.get((node, parent[node]), _NO_EVIDENCE)
+                      if kind != _CONTAINS_KIND and span != _NO_SPAN)
+        if uses:
+            hit = Hit(hit.path, Span(*uses[0]), hit.score, hit.symbol, hit.kind, hit.snippet, hit.language)
+        return _with_via(hit, via)
 
     def siblings(self, path: str, qualified: str | None, limit: int = 50) -> list[Hit]:
         """Definitions that share the seed's neighbours: the same base class, the same callees, the
@@ -989,7 +1050,7 @@ def _keep_best(best: dict[K, Hit], key: K, hit: Hit) -> None:
 
 
 def _with_via(hit: Hit, via: tuple[str, ...]) -> Hit:
-    return Hit(hit.path, hit.span, hit.score, hit.symbol, hit.kind, hit.snippet, hit.language, via)
+    return Hit(hit.path, hit.span, hit.score, hit.symbol, hit.kind, hit.snippet, hit.language, via, hit.resolved)
 
 
 def _ranked(hits: Iterable[Hit], limit: int) -> list[Hit]:

@@ -105,6 +105,9 @@ class Hit:
     snippet: str = ""
     language: str | None = None
     via: tuple[str, ...] = field(default=())
+    # References only: whether the use resolves to the target by scope, imports or qualification
+    # (True), or only matches its name (False); None where the question does not arise.
+    resolved: bool | None = None
 
 
 @dataclass(frozen=True)

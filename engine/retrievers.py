@@ -9,11 +9,13 @@ answers references and impact from edges.
 
 from __future__ import annotations
 
+import re
 import threading
 from bisect import bisect_right
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
+from pathlib import PurePosixPath
 
 import numpy as np
 
@@ -21,7 +23,7 @@ from .intent import Classification, is_product_name
 from .lexical import LexicalIndex
 from .profiles import DEFINITION_INTENTS, LEXICAL_CANDIDATES
 from .ranking import DEFINITION_KINDS, Ranking, boost_chunks, stated_names
-from .records import Chunk, Hit, ParsedFile, Symbol
+from .records import Chunk, Hit, ParsedFile, Span, Symbol
 from .search import SearchRequest
 from .similar import seed_text, structural_siblings
 from .snapshot import Snapshot
@@ -322,9 +324,40 @@ def graph(
     if classification.intent == "find_references" and target:
         return snapshot.graph.callers(target, limit=depth)
     if classification.intent == "impact_analysis" and target:
-        return snapshot.graph.impact(target, depth=3, limit=depth)
+        return [_at_import_line(snapshot, hit, target) for hit in snapshot.graph.impact(target, depth=3, limit=depth)]
     words = [target] if target else query_tokens(request.query)
     return snapshot.graph.related(words, limit=depth)
+
+
+# A line that imports: Python, JS/TS, Go, Rust, Java/Kotlin/Scala, C#, PHP, Ruby, C/C++.
+_IMPORT_LINE = re.compile(r"^\s*(?:from\s|import\s|import\(|export\s.*\sfrom\s|use\s|using\s|require|#\s*include)"
+                          r"|\brequire(?:_relative)?\s*\(?['\"]|\bimport\s*\(")
+
+
+def _at_import_line(snapshot: Snapshot, hit: Hit, target: str) -> Hit:
+    """An importing file without a recorded use is shown at the line that imports the target (its
+    name, else its module's), not at line 1."""
+    if hit.span != Span(0, 0, 0, 0) or hit.symbol is not None:
+        return hit
+    text = snapshot.text(hit.path)
+    if text is None:
+        return hit
+    name = re.split(r"::|\.|#|->", target)[-1]
+    defined = snapshot.symbols.definitions(name)
+    modules = {PurePosixPath(symbol.path).stem for symbol in defined} - {"__init__", "index", "mod"}
+    fallback: Span | None = None
+    for number, line in enumerate(text.splitlines()):
+        if not _IMPORT_LINE.search(line):
+            continue
+        found = re.search(rf"(?<![\w$]){re.escape(name)}(?![\w$])", line)
+        if found:
+            span = Span(number, found.start(), number, found.end())
+            return Hit(hit.path, span, hit.score, hit.symbol, hit.kind, line.strip()[:200], hit.language, hit.via)
+        if fallback is None and any(re.search(rf"\b{re.escape(m)}\b", line) for m in modules):
+            fallback = Span(number, 0, number, len(line))
+    if fallback is None:
+        return hit
+    return Hit(hit.path, fallback, hit.score, hit.symbol, hit.kind, hit.snippet, hit.language, hit.via)
 
 
 @dataclass(frozen=True)

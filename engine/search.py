@@ -206,7 +206,10 @@ def result_dict(result: FusedResult, snapshot: Snapshot | None, folder: str | No
         "demoted": result.demoted,
         "matches": [range_dict(span) for span in result.matches],
         "approximate": result.approximate,
+        "via": list(result.via),
     }
+    if result.resolved is not None:
+        row["resolved"] = result.resolved
     if snapshot is not None:
         row["uri"] = (snapshot.root / result.path).as_uri()
     if folder is not None:

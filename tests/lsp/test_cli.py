@@ -42,7 +42,8 @@ KNOWN_ANSWERS = [
     ("callers of backoff_delay", "find_references", "direct", ("inventory/retry.py", 27)),
     ("chi chiama parse_line", "find_references", "direct", ("inventory/config.py", 36)),
     ("what depends on load_settings", "impact_analysis", "direct", ("inventory/service.py", 13)),
-    ("what breaks if backoff_delay changes", "impact_analysis", "direct", ("inventory/retry.py", 19)),
+    # impact at the line of use (issue 14): retry calls backoff_delay on line 27
+    ("what breaks if backoff_delay changes", "impact_analysis", "direct", ("inventory/retry.py", 27)),
     ('"connection refused by warehouse"', "exact_match", "direct", ("inventory/service.py", 33)),
     ("RetryError", "exact_match", "direct", ("inventory/retry.py", 6)),
     ("re:gave up after \\{\\w+\\}", "exact_match", "direct", ("inventory/retry.py", 10)),
