@@ -273,6 +273,9 @@ _PROSE_NAME = re.compile(
 )
 # Folders of repository machinery rather than code: every file in them is prose or configuration.
 _PROSE_DIR = re.compile(r"(?:^|/)\.(?:github|gitlab|circleci|cursor|husky)/")
+# Prose in other shapes: translation catalogs (a question in Italian matches the Italian catalog,
+# not the code), package metadata that repeats the README, and man pages.
+_PROSE_KIND = re.compile(r"\.(?:po|pot)$|(?:^|/)PKG-INFO$|(?:^|/)man\d?/[^/]+\.\d[a-z]?$")
 
 
 def prose_prior(query: str, ranking: Ranking) -> Callable[[str], float] | None:
@@ -291,7 +294,7 @@ def _prose_factor(path: str, docs_wanted: bool) -> float:
         return 1.0
     language = detect_language(path)
     prose = language is None or language in DOC_LANGUAGES  # `history.py` is code, `HISTORY.rst` is not
-    if _PROSE_DIR.search(path) or (prose and _PROSE_NAME.search(path)):
+    if _PROSE_DIR.search(path) or _PROSE_KIND.search(path) or (prose and _PROSE_NAME.search(path)):
         return PROSE_PRIOR
     return DOC_PRIOR if language in DOC_LANGUAGES else 1.0
 
