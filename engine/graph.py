@@ -186,6 +186,9 @@ class GraphTuning:
     debounce_seconds: float = 2.0
     # `related` seeds personalized PageRank with at most this many name matches.
     max_seeds: int = 200
+    # Impact lists a dependent at each line where it uses the target, up to this many (a function
+    # that calls it 40 times is one answer, not 40; its first lines show how).
+    max_use_sites: int = 8
     stopwords: frozenset[str] = field(default_factory=lambda: STOPWORDS)
     builtin_names: frozenset[str] = field(default_factory=lambda: BUILTIN_NAMES)
 
@@ -754,7 +757,7 @@ class CodeGraph:
                     if importer not in distance and self._graph.nodes[importer]["path"] not in using:
                         distance[importer] = 1  # imports it and never uses it: shown at the import line
                         parent[importer] = root
-            hits = [self._impact_hit(node, d, depth, parent) for node, d in distance.items() if d > 0]
+            hits = [hit for node, d in distance.items() if d > 0 for hit in self._impact_hits(node, d, depth, parent)]
             return _ranked(hits, limit)
 
     def _importers_by_name(self, node: str) -> list[str]:
@@ -797,22 +800,24 @@ class CodeGraph:
         prefix = self._qualified_of(node) + "."
         return [n for n in self._nodes[symbol.path] if self._qualified_of(n).startswith(prefix)]
 
-    def _impact_hit(self, node: str, hops: int, depth: int, parent: dict[str, str]) -> Hit:
-        """The dependent at the line where it uses the next link of its chain (a call, a reference, the
-        class line that inherits); an import without a recorded position keeps the file's head, which
-        the retriever moves to the import line."""
+    def _impact_hits(self, node: str, hops: int, depth: int, parent: dict[str, str]) -> list[Hit]:
+        """The dependent at each line where it uses the next link of its chain (a call, a reference,
+        the class line that inherits), at most `max_use_sites` of them, first use first; an import
+        without a recorded position keeps the file's head, which the retriever moves to the import line."""
         chain = [node]
         while parent[chain[-1]] != chain[-1]:
             chain.append(parent[chain[-1]])
         centrality = self._centrality(node)
         score = (depth + 1 - hops) + centrality / (1 + centrality)
         via = tuple(self._label(n) for n in chain)
-        hit = self._definition_hit(node, score)
-        uses = sorted(span for kind, _, span in self._evidence.get((node, parent[node]), _NO_EVIDENCE)
-                      if kind != _CONTAINS_KIND and span != _NO_SPAN)
-        if uses:
-            hit = Hit(hit.path, Span(*uses[0]), hit.score, hit.symbol, hit.kind, hit.snippet, hit.language)
-        return _with_via(hit, via)
+        hit = _with_via(self._definition_hit(node, score), via)
+        uses = sorted({span for kind, _, span in self._evidence.get((node, parent[node]), _NO_EVIDENCE)
+                       if kind != _CONTAINS_KIND and span != _NO_SPAN})[: self._tuning.max_use_sites]
+        if not uses:
+            return [hit]
+        # Later uses score a hair lower, so the first stays the dependent's representative line.
+        return [Hit(hit.path, Span(*span), score - 1e-6 * position, hit.symbol, hit.kind, hit.snippet, hit.language,
+                    via) for position, span in enumerate(uses)]
 
     def siblings(self, path: str, qualified: str | None, limit: int = 50) -> list[Hit]:
         """Definitions that share the seed's neighbours: the same base class, the same callees, the
