@@ -61,22 +61,26 @@ def _defined(snapshot: Snapshot, target: str) -> bool:
 
 
 def occurs(snapshot: Snapshot, word: str) -> bool:
-    """Whether `word` appears, ignoring case, in any file of the workspace: trigram candidates, then
-    the text of at most ABSENCE_CONFIRM_FILES of them (past that, a word that common is taken to occur)."""
-    query = parse_text_query(word.lower())
-    plan = candidate_plan(query)
+    """Whether `word` appears in any file of the workspace, with ripgrep's smart case (a name written
+    with capitals, `Redux`, must appear so; `redux` in any case): trigram candidates, then the text of
+    at most ABSENCE_CONFIRM_FILES of them (past that, a word that common is taken to occur)."""
+    plan = candidate_plan(parse_text_query(word.lower()))
     if plan is None:
         return True
     ids = np.unique(np.concatenate([snapshot.trigrams.candidates(grams) for grams in plan]))
-    needle = word.lower()
+    exact = word != word.lower()
+
+    def found(text: str) -> bool:
+        return word in text if exact else word in text.lower()
+
     for checked, doc in enumerate(ids.tolist()):
         if checked >= ABSENCE_CONFIRM_FILES:
             return True
         path = snapshot.paths_by_id.get(doc)
         text = snapshot.text(path) if path is not None else None
-        if text is not None and needle in text.lower():
+        if text is not None and found(text):
             return True
-    return any(needle in text.lower() for text in snapshot.buffers.values())
+    return any(found(text) for text in snapshot.buffers.values())
 
 
 def _named_things(query: str) -> list[str]:

@@ -60,5 +60,6 @@ def test_a_present_target_gets_no_note_and_no_guesses(workspace: Workspace, quer
 
 def test_occurs_reads_the_files_not_only_the_symbols(workspace: Workspace) -> None:
     snapshot = workspace.snapshot()
-    assert occurs(snapshot, "backoff") and occurs(snapshot, "BACKOFF")
+    assert occurs(snapshot, "backoff") and occurs(snapshot, "backoff_delay")
     assert not occurs(snapshot, "kafka")
+    assert not occurs(snapshot, "BACKOFF")  # smart case: a name written with capitals must appear so
