@@ -24,7 +24,7 @@ from .profiles import (
     IMPACT_ANALYSIS,
     SIMILAR_NAMES_SHOWN,
 )
-from .ranking import DEFINITION_KINDS, stated_names
+from .ranking import DEFINITION_KINDS, is_test_path, stated_names
 from .snapshot import Snapshot
 from .textsearch import candidate_plan, parse_text_query
 from .tokens import split_identifier
@@ -43,12 +43,13 @@ _ACRONYM = re.compile(r"^[A-Z][A-Z0-9]+$")
 def similar_names(snapshot: Snapshot, name: str) -> list[str]:
     """Distinct names of the symbols nearest to `name` by the symbol table's prefix and fuzzy tiers,
     then by its first two thirds and its longest word (`load_settingz` has no fuzzy match, but
-    `load_se` and `settingz`' neighbours may)."""
+    `load_se` and `settingz`' neighbours may); tests' own names are left out."""
     found: list[str] = []
     words = sorted(split_identifier(name), key=len, reverse=True)
     for probe in [name, name[: max(3, 2 * len(name) // 3)], *words[:1]]:
         for match in snapshot.symbols.search(probe, None, 50):
-            if match.symbol.kind in DEFINITION_KINDS and match.symbol.name not in found:
+            symbol = match.symbol
+            if symbol.kind in DEFINITION_KINDS and symbol.name not in found and not is_test_path(symbol.path):
                 found.append(match.symbol.name)
             if len(found) >= SIMILAR_NAMES_SHOWN:
                 return found
