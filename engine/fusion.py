@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .profiles import (
     BOOST_CAP,
@@ -24,6 +24,7 @@ from .profiles import (
     DEMOTED_SUFFIXES,
     FILE_COHERENCE_CHUNKS,
     FUSED_DEFINITION_BOOST,
+    LINE_LEVEL_SHARE,
     MODALITIES,
 )
 from .ranking import DEFINITION_KINDS, defines
@@ -253,6 +254,35 @@ def _result(
     )
 
 
+# Kinds of hit that are one function: the range a line-level answer shows.
+CALLABLE_KINDS = frozenset({"function", "method", "constructor", "macro"})
+# Kinds of hit that stand for a file's head rather than any one definition in it.
+_HEAD_OF_FILE = frozenset({"gap", "module", "namespace", "file"})
+
+
+def _function_shown(items: Sequence[_Scored]) -> _Scored | None:
+    """The function to show a file at when its best cluster is the file's head (issue 14: "how does X
+    work" answered by the function in a 4,700-line file, not by its imports), or None."""
+    best = items[0]
+    if best.cluster.symbol is not None and best.representative.hit.kind not in _HEAD_OF_FILE:
+        return None
+    for item in items[1:]:
+        if item.total < LINE_LEVEL_SHARE * best.total:
+            return None
+        if item.representative.hit.kind in CALLABLE_KINDS or (
+                item.cluster.symbol is not None and item.representative.hit.kind == "definition"):
+            return item
+    return None
+
+
+def _shown_at(result: FusedResult, shown: _Scored) -> FusedResult:
+    """The same result (same score and explanation) displayed at another of its file's clusters."""
+    hit = shown.representative.hit
+    matches = sorted({*result.matches, result.span} - {hit.span})
+    return replace(result, span=hit.span, symbol=shown.cluster.symbol, kind=hit.kind or result.kind,
+                   snippet=hit.snippet, matches=matches)
+
+
 def fuse(
     ranked: Mapping[str, Sequence[Hit]],
     weights: Mapping[str, float],
@@ -265,6 +295,7 @@ def fuse(
     prior: Callable[[str], float] | None = None,
     one_per_file: bool = True,
     coherence: float = 0.0,
+    line_level: bool = False,
 ) -> list[FusedResult]:
     """Fuse each modality's ranked hits into one list, best first, one result per file.
 
@@ -275,6 +306,8 @@ def fuse(
     multiplies a file's score by what its path says (tests and examples lower for an understanding
     question). `one_per_file` off lists every cluster on its own (the ablation of the file spread).
     `coherence` adds that share of a file's next FILE_COHERENCE_CHUNKS clusters' scores to its best.
+    `line_level` (understanding questions) shows a file whose best cluster is its head (module code,
+    imports, a docstring) at its best function instead, when that scores at least LINE_LEVEL_SHARE of it.
     """
     if k < 0:
         raise ValueError(f"RRF k must be >= 0, got {k}")
@@ -288,6 +321,8 @@ def fuse(
     results = []
     for (path, _), items in groups.items():
         demote = demote_factor if is_demoted(path) else None
-        results.append(_result(items[0], items[1:], demote, prior(path) if prior is not None else 1.0, coherence))
+        result = _result(items[0], items[1:], demote, prior(path) if prior is not None else 1.0, coherence)
+        shown = _function_shown(items) if line_level else None
+        results.append(_shown_at(result, shown) if shown is not None else result)
     results.sort(key=lambda r: (-r.score, r.path, r.span))
     return results

@@ -202,3 +202,9 @@ SIMILAR_NAMES_SHOWN: Final = 5
 # Files whose text is read to confirm that a word of a question occurs somewhere; past this many
 # trigram candidates the word is common enough to be taken as present (the check stays a few ms).
 ABSENCE_CONFIRM_FILES: Final = 50
+
+# --- Line-level answers (issue 14). ---
+# An understanding question whose best chunk in a file is the file's head (imports, module code, a
+# docstring) is shown at the file's best function instead when that function scores at least this
+# share of the head: close enough that the function is the answer, not a side match.
+LINE_LEVEL_SHARE: Final = 0.5

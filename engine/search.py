@@ -332,6 +332,7 @@ class Searcher:
             prior=file_prior(query, ranking, named=topical) if understanding else prose_prior(query, ranking),
             one_per_file=ranking.one_per_file,
             coherence=FILE_COHERENCE if topical and ranking.file_aggregation else 0.0,
+            line_level=topical,
         )
 
     def _run(

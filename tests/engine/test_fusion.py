@@ -417,3 +417,27 @@ def test_a_definition_result_is_shown_at_its_head_not_at_a_window_of_its_body() 
     (loose,) = fuse({"semantic": [_hit("a.js", 230, 240, None, "gap"), _hit("a.js", 235, 236, None, "gap")]},
                     {"semantic": 1.0}, 40, _flat)
     assert loose.span == Span(230, 0, 240, 0)  # no definition in the cluster: the best hit stands
+
+
+def _line_level_hits(function_rank: int) -> dict[str, list[Hit]]:
+    head = Hit("big.py", Span(0, 0, 12, 0), 1.0, None, "gap")
+    method = Hit("big.py", Span(480, 0, 530, 0), 1.0, "Engine.run", "method")
+    others = [Hit(f"other{i}.py", Span(0, 0, 1, 0), 1.0) for i in range(function_rank - 1)]
+    return {"text": [head, *others, method]}
+
+
+def test_an_understanding_answer_is_shown_at_its_function_not_the_file_head() -> None:
+    """Issue 14: the function inside a large file is the result's range, with the same score."""
+    ranked = _line_level_hits(function_rank=1)
+    flat = fuse(ranked, {"text": 1.0}, 40, lambda hit: 0.0)
+    shown = fuse(ranked, {"text": 1.0}, 40, lambda hit: 0.0, line_level=True)
+    assert flat[0].span == Span(0, 0, 12, 0)
+    assert (shown[0].span, shown[0].symbol) == (Span(480, 0, 530, 0), "Engine.run")
+    assert Span(0, 0, 12, 0) in shown[0].matches
+    assert shown[0].score == flat[0].score
+
+
+def test_a_weak_function_does_not_replace_the_file_head() -> None:
+    ranked = _line_level_hits(function_rank=60)  # 1/(k+61) is under half of 1/(k+1)
+    shown = fuse(ranked, {"text": 1.0}, 40, lambda hit: 0.0, line_level=True)
+    assert next(r for r in shown if r.path == "big.py").span == Span(0, 0, 12, 0)
