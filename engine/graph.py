@@ -774,7 +774,9 @@ class CodeGraph:
             if kind != "imports":
                 continue
             specs = self._parsed[self._graph.nodes[source]["path"]].imports
-            if any(re.split(r"[./:\\]", spec)[-1] == symbol.name for spec in specs):
+            # A path-like spec (`./util/errorContext`) names a module, even one named like the function.
+            named = (spec for spec in specs if "/" not in spec and "\\" not in spec)
+            if any(re.split(r"[.:]", spec)[-1] == symbol.name for spec in named):
                 found.append(source)
         return sorted(found)
 

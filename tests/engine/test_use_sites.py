@@ -47,3 +47,22 @@ def test_callers_that_resolve_come_before_name_only_matches(workspace: Workspace
     assert ("other/guess.py", False) in rows
     assert rows.index(("other/guess.py", False)) > 0
     assert all(row["via"] for row in response["results"])
+
+
+def test_a_module_named_like_the_function_is_not_an_import_of_it(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """`import { captureError } from './util/errorContext'` imports a module, not the function errorContext."""
+    (tmp_path / "util").mkdir()
+    (tmp_path / "util/errorContext.ts").write_text("export function errorContext(cb: () => void) { cb(); }\n"
+                                                   "export function captureError(e: unknown) { return e; }\n")
+    (tmp_path / "Subject.ts").write_text("import { errorContext } from './util/errorContext';\n\n"
+                                         "export function next() {\n  errorContext(() => {});\n}\n")
+    (tmp_path / "Subscriber.ts").write_text("import { captureError } from './util/errorContext';\n\n"
+                                            "export function fail(e: unknown) {\n  return captureError(e);\n}\n")
+    opened = Workspace(tmp_path, Settings(index_dir=str(tmp_path / ".index"), semantic_backend="none"),
+                       background=False)
+    try:
+        opened.refresh()
+        paths = {hit.path for hit in opened.snapshot().graph.impact("errorContext")}
+        assert "Subject.ts" in paths and "Subscriber.ts" not in paths
+    finally:
+        opened.close()
