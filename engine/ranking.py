@@ -239,9 +239,12 @@ def is_test_path(path: str) -> bool:
     return bool(_TEST_FILE.search(normal) or _TEST_DIR.search(normal))
 
 
-def file_prior(query: str, ranking: Ranking, named: bool = True) -> Callable[[str], float] | None:
+def file_prior(query: str, ranking: Ranking, named: bool = True,
+               indexed: Callable[[str], bool] | None = None) -> Callable[[str], float] | None:
     """What a file's path says about it as the answer to an understanding question: the path priors
-    times, when `named`, the lift of question words it names (`streams.py` for `how does streaming work`)."""
+    times, when `named`, the lift of question words it names (`streams.py` for `how does streaming work`).
+    With `indexed` (is this path in the index?), a C/C++ header whose source file sits beside it is a
+    declaration, as a `.d.ts` is: the answer to "how" is in the `.c`."""
     if not ranking.path_priors and not (ranking.path_terms and named):
         return None
     keywords = query_keywords(query) if ranking.path_terms and named else frozenset()
@@ -249,9 +252,23 @@ def file_prior(query: str, ranking: Ranking, named: bool = True) -> Callable[[st
 
     def prior(path: str) -> float:
         base = _path_prior(path, tests_wanted, docs_wanted) if ranking.path_priors else 1.0
+        if ranking.path_priors and indexed is not None and _declares_a_sibling(path, indexed):
+            base *= TYPE_STUB_PRIOR
         return base * (1.0 + FUSED_PATH_TERM_BOOST * path_term_ratio(keywords, path)) if keywords else base
 
     return prior
+
+
+_HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx")
+_SOURCE_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".m", ".mm")
+
+
+def _declares_a_sibling(path: str, indexed: Callable[[str], bool]) -> bool:
+    """`lib/url.h` when `lib/url.c` is indexed (a header-only library's headers are its code)."""
+    stem, dot, suffix = path.rpartition(".")
+    if not dot or "." + suffix.lower() not in _HEADER_SUFFIXES:
+        return False
+    return any(indexed(stem + source) for source in _SOURCE_SUFFIXES)
 
 
 # Words that make a question about tests, so test files are no longer demoted for it.

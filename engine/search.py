@@ -329,7 +329,8 @@ class Searcher:
             demote_factor=self.demote_factor,
             names=stated_names(query).all if boosted and ranking.definitions and intent in DEFINITION_INTENTS
             else frozenset(),
-            prior=file_prior(query, ranking, named=topical) if understanding else prose_prior(query, ranking),
+            prior=file_prior(query, ranking, named=topical, indexed=snapshot.files.__contains__) if understanding
+            else prose_prior(query, ranking),
             one_per_file=ranking.one_per_file,
             coherence=FILE_COHERENCE if topical and ranking.file_aggregation else 0.0,
             line_level=topical,

@@ -448,3 +448,17 @@ def test_prose_prior_is_off_for_a_docs_question_and_with_path_priors_off() -> No
     prior = prose_prior("where is the license documented", Ranking())
     assert prior is not None and prior("LICENSE") == 1.0 and prior("AGENTS.md") == 1.0
     assert prose_prior("how does retry work", Ranking(path_priors=False)) is None
+
+
+@pytest.mark.parametrize(
+    ("path", "factor"),
+    [
+        ("lib/url.h", TYPE_STUB_PRIOR),  # lib/url.c is indexed: the header only declares
+        ("src/format.hpp", 1.0),  # a header-only library: its headers are the code
+        ("lib/url.c", 1.0),
+    ],
+)
+def test_a_header_beside_its_source_is_a_declaration(path: str, factor: float) -> None:
+    indexed = {"lib/url.h", "lib/url.c", "src/format.hpp"}
+    prior = file_prior("how does curl parse a url", Ranking(path_terms=False), indexed=indexed.__contains__)
+    assert prior is not None and prior(path) == pytest.approx(factor)
