@@ -26,8 +26,9 @@ from .profiles import (
     FUSED_DEFINITION_BOOST,
     LINE_LEVEL_SHARE,
     MODALITIES,
+    NAMED_FILE_SCALE,
 )
-from .ranking import DEFINITION_KINDS, defines
+from .ranking import DEFINITION_KINDS, defines, last_name, named_file
 from .records import Hit, Span
 
 __all__ = ["FusedResult", "boost", "fuse", "is_demoted_path"]
@@ -38,7 +39,8 @@ class FusedResult:
     """One file's best chunk after fusion, with everything needed to explain its place in the list.
 
     `contributions` are boosted (centrality `boost`, and FUSED_DEFINITION_BOOST when `defines`: the
-    result is the definition of a name the query states) and undemoted, so
+    result is the definition of a name the query states, NAMED_FILE_SCALE more in the file named
+    after it) and undemoted, so
     `score == (sum(contributions) + coherence) × prior`, times the demotion factor when `demoted`.
     `coherence` is the share of the file's other chunks' scores added for an understanding question,
     `prior` what the file's path says about it as an answer to one (1 otherwise). `ranks` are 0-based
@@ -204,8 +206,12 @@ def _score(
         ranks[entry.modality] = min(ranks.get(entry.modality, entry.rank), entry.rank)
     anchor = next((e.hit for e in cluster.entries if e.hit.symbol is not None), cluster.entries[0].hit)
     lift = boost(centrality(anchor))
-    defined = bool(names) and any(defines(e.hit.symbol, e.hit.kind, names) for e in cluster.entries)
-    factor = lift * (FUSED_DEFINITION_BOOST if defined else 1.0)
+    defining = [e.hit for e in cluster.entries if names and defines(e.hit.symbol, e.hit.kind, names)]
+    defined = bool(defining)
+    # Of several definitions of the name (Swift extensions, C# partial classes, overloads), the one in
+    # the file named after it is the home: `Application.swift`, not `Application+HTTP+Server.swift`.
+    home = any(named_file(hit.path, last_name(hit.symbol) or "") for hit in defining)
+    factor = lift * (FUSED_DEFINITION_BOOST * (NAMED_FILE_SCALE if home else 1.0) if defined else 1.0)
     contributions = {m: weights.get(m, 0.0) * factor / (k + r + 1) for m, r in ranks.items()}
     order = _modality_order(ranks)
     heads = [e for e in cluster.entries if e.hit.kind in HEAD_KINDS] if cluster.symbol is not None else []

@@ -44,6 +44,7 @@ __all__ = [
     "file_prior",
     "is_test_path",
     "last_name",
+    "named_file",
     "path_prior",
     "path_term_ratio",
     "prose_prior",
@@ -140,7 +141,7 @@ def defines(symbol: str | None, kind: str | None, names: Collection[str]) -> boo
     return kind in DEFINITION_KINDS and last_name(symbol) in names
 
 
-def _named_file(path: str, name: str) -> bool:
+def named_file(path: str, name: str) -> bool:
     """`tokenizer.py` for `Tokenizer`, `sessions.py` for `Session`, `merge_config.js` for `mergeConfig`."""
     stem = PurePosixPath(path).stem.lower()
     flat = stem.replace("_", "").replace("-", "")
@@ -159,7 +160,7 @@ def _definition_boost(chunk: Chunk, names: StatedNames) -> float:
         scale = EMBEDDED_NAME_SCALE
     else:
         return 0.0
-    return DEFINITION_BOOST * scale * (NAMED_FILE_SCALE if _named_file(chunk.path, name) else 1.0)
+    return DEFINITION_BOOST * scale * (NAMED_FILE_SCALE if named_file(chunk.path, name) else 1.0)
 
 
 def query_keywords(query: str) -> frozenset[str]:
