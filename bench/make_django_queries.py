@@ -6,8 +6,10 @@ be re-checked against the corpus at any time:
 - find_references: every call of that name (`name(...)` or `x.name(...)`) in the corpus, with `ast`;
 - impact_analysis: those call sites plus every `from ... import name` line;
 - exact_match: every line `rg -F` finds the string on (the same files ripgrep itself would search).
-understand_code and find_similar gold is hand-checked files (data below); unanswerable queries name
-things the corpus does not contain, which this script re-checks with `rg`.
+- find_similar (issue 14, "classes like X"): every other direct subclass of X's base class under
+  `django/`, found with `ast`, at its class line (any one answers);
+understand_code and the first find_similar rows are hand-checked files (data below); unanswerable
+queries name things the corpus does not contain, which this script re-checks with `rg`.
 
 Usage: python bench/make_django_queries.py [--corpus bench/corpora/django-5.1.4] [--out FILE]
 (fetch the corpus first with bench/fetch_django.sh).
@@ -178,6 +180,30 @@ UNANSWERABLE = [
     Hand("una-06", "how are gRPC streaming deadlines propagated", "understand_code", (), absent=("gRPC",)),
     Hand("una-07", "what depends on TensorflowModelLoader", "impact_analysis", (), absent=("TensorflowModelLoader",)),
     Hand("una-08", '"blockchain ledger checksum mismatch"', "exact_match", (), absent=("blockchain",)),
+    # issue 14: names that do not exist, asked every way a target is asked
+    Hand("una-09", "where is render_admin_sidebar_v2 defined", "find_definition", (),
+         absent=("render_admin_sidebar",)),
+    Hand("una-10", "who calls flush_query_cache_async", "find_references", (), absent=("flush_query_cache",)),
+    Hand("una-11", "what depends on LegacyQuerySetAdapter", "impact_analysis", (), absent=("QuerySetAdapter",)),
+    Hand("una-12", "class ModelAdminSidebarRegistry", "find_definition", (), absent=("SidebarRegistry",)),
+    Hand("una-13", "chi chiama build_sitemap_shards", "find_references", (), absent=("sitemap_shards",)),  # it
+    Hand("una-14", "những gì phụ thuộc vào CachedTemplateCompiler", "impact_analysis", (),  # vi
+         absent=("TemplateCompiler",)),
+    Hand("una-15", "how does the Elasticsearch backend index models", "understand_code", (),
+         absent=("Elasticsearch",)),
+    Hand("una-16", "dove è definito QueryPlanVisualizer", "find_definition", (), absent=("QueryPlanVisualizer",)),  # it
+]
+
+# issue 14: "classes like X", gold derived from the class hierarchy (see the module docstring)
+SIMILAR_BY_BASE = [
+    ("sim-06", "code similar to the CookieStorage message backend", "CookieStorage", "BaseStorage"),
+    ("sim-07", "code like ASGIHandler", "ASGIHandler", "BaseHandler"),
+    ("sim-08", "template engines similar to Jinja2", "Jinja2", "BaseEngine"),
+    ("sim-09", "simile a FlatPageSitemap", "FlatPageSitemap", "Sitemap"),  # it
+    ("sim-10", "tương tự như PostGISOperations", "PostGISOperations", "BaseSpatialOperations"),  # vi
+    ("sim-11", "duplicates of OracleSpatialRefSys", "OracleSpatialRefSys", "SpatialRefSysMixin"),
+    ("sim-12", "admin classes like GroupAdmin", "GroupAdmin", "ModelAdmin"),
+    ("sim-13", "warnings similar to CacheKeyWarning", "CacheKeyWarning", "RuntimeWarning"),
 ]
 
 
@@ -188,6 +214,8 @@ class PythonFacts:
     definitions: dict[str, list[tuple[str, int]]] = field(default_factory=lambda: defaultdict(list))
     calls: dict[str, list[tuple[str, int]]] = field(default_factory=lambda: defaultdict(list))
     imports: dict[str, list[tuple[str, int]]] = field(default_factory=lambda: defaultdict(list))
+    # base class name -> (path, line, class name) of its direct subclasses under the package
+    subclasses: dict[str, list[tuple[str, int, str]]] = field(default_factory=lambda: defaultdict(list))
 
     @classmethod
     def scan(cls, corpus: Path, package: str = "django/") -> PythonFacts:
@@ -206,6 +234,11 @@ class PythonFacts:
         for node in ast.walk(tree):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and path.startswith(package):
                 self.definitions[node.name].append((path, node.lineno))
+                if isinstance(node, ast.ClassDef):
+                    for base in node.bases:
+                        name = _called_name(base)
+                        if name:
+                            self.subclasses[name].append((path, node.lineno, node.name))
             elif isinstance(node, ast.Call):
                 name = _called_name(node.func)
                 if name:
@@ -253,6 +286,7 @@ class Facts(Protocol):
     definitions: Mapping[str, Sequence[tuple[str, int]]]
     calls: Mapping[str, list[tuple[str, int]]]
     imports: Mapping[str, list[tuple[str, int]]]
+    subclasses: Mapping[str, Sequence[tuple[str, int, str]]]
 
 
 @dataclass(frozen=True)
@@ -265,6 +299,8 @@ class Tables:
     exact: Sequence[tuple[str, str, str]]
     hand: Sequence[Hand]
     unanswerable: Sequence[Hand]
+    # (id, query, seed class, its base): gold = the base's other direct subclasses
+    similar: Sequence[tuple[str, str, str, str]] = ()
 
 
 def build_rows(corpus: Path, facts: Facts, tables: Tables) -> list[dict[str, object]]:
@@ -279,6 +315,12 @@ def build_rows(corpus: Path, facts: Facts, tables: Tables) -> list[dict[str, obj
         if missing:
             raise SystemExit(f"{hand.id}: hand-checked gold {missing} is not in the corpus")
         rows.append(row(hand.id, hand.query, hand.intent, [(path, None) for path in hand.files], hand.match))
+    for id_, query, seed, base in tables.similar:
+        siblings = facts.subclasses.get(base, ())
+        if seed not in {name for _, _, name in siblings}:
+            raise SystemExit(f"{id_}: {seed} is not a subclass of {base}")
+        rows.append(row(id_, query, "find_similar", [(path, line) for path, line, name in siblings if name != seed],
+                        "any"))
     for hand in tables.unanswerable:
         present = [term for term in hand.absent if rg_lines(corpus, term)]
         if present:
@@ -303,7 +345,7 @@ def generate(description: str | None, corpus: Path, out: Path, marker: str, fetc
     return 0
 
 
-TABLES = Tables(DEFINITIONS, REFERENCES, IMPACTS, EXACT, (*UNDERSTAND, *SIMILAR), UNANSWERABLE)
+TABLES = Tables(DEFINITIONS, REFERENCES, IMPACTS, EXACT, (*UNDERSTAND, *SIMILAR), UNANSWERABLE, SIMILAR_BY_BASE)
 
 
 def build(corpus: Path) -> list[dict[str, object]]:

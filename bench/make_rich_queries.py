@@ -7,7 +7,9 @@ tuned on one corpus is tested on a different one. The gold is derived exactly as
 - find_references: every call `name(...)` / `x.name(...)`, with `ast`;
 - impact_analysis: those call sites plus every `from ... import name` line;
 - exact_match: every line `rg -F` finds the string on.
-understand_code and find_similar gold is hand-checked files; unanswerable queries name things the
+- find_similar (issue 14, "classes like X"): every other direct subclass of X's base under `rich/`,
+  found with `ast`, at its class line (any one answers);
+understand_code and the first find_similar gold is hand-checked files; unanswerable queries name things the
 corpus does not contain, re-checked with `rg`.
 
 Usage: python bench/make_rich_queries.py [--corpus bench/corpora/rich-13.9.4] [--out FILE]
@@ -105,10 +107,27 @@ UNANSWERABLE = [
     Hand("una-03", '"CSRF token missing"', "exact_match", (), absent=("CSRF",)),
     Hand("una-04", "who calls render_svg_chart", "find_references", (), absent=("render_svg_chart",)),
     Hand("una-05", "come vengono cifrate le password", "understand_code", (), absent=("bcrypt", "pbkdf2")),  # it
+    # issue 14: names that do not exist, asked every way a target is asked
+    Hand("una-06", "where is render_markdown_slides defined", "find_definition", (), absent=("markdown_slides",)),
+    Hand("una-07", "who calls paint_gradient_border", "find_references", (), absent=("gradient_border",)),
+    Hand("una-08", "what depends on TerminalImageRenderer", "impact_analysis", (), absent=("ImageRenderer",)),
+    Hand("una-09", "class SixelGraphicsEncoder", "find_definition", (), absent=("Sixel",)),
+    Hand("una-10", "ai gọi draw_sparkline_chart", "find_references", (), absent=("sparkline",)),  # vi
+    Hand("una-11", "how does the Kubernetes log streamer colour pods", "understand_code", (), absent=("Kubernetes",)),
 ]
 
 
-TABLES = Tables(DEFINITIONS, REFERENCES, IMPACTS, EXACT, (*UNDERSTAND, *SIMILAR), UNANSWERABLE)
+# issue 14: "classes like X", gold = the other direct subclasses of X's base (as in make_django_queries)
+SIMILAR_BY_BASE = [
+    ("sim-05", "columns similar to SpinnerColumn", "SpinnerColumn", "ProgressColumn"),
+    ("sim-06", "code like the Heading markdown element", "Heading", "TextElement"),
+    ("sim-07", "highlighters like JSONHighlighter", "JSONHighlighter", "RegexHighlighter"),
+    ("sim-08", "simile a TableElement", "TableElement", "MarkdownElement"),  # it
+    ("sim-09", "tương tự như BarColumn", "BarColumn", "ProgressColumn"),  # vi
+    ("sim-10", "exceptions like NoAltScreen", "NoAltScreen", "ConsoleError"),
+]
+
+TABLES = Tables(DEFINITIONS, REFERENCES, IMPACTS, EXACT, (*UNDERSTAND, *SIMILAR), UNANSWERABLE, SIMILAR_BY_BASE)
 
 
 def build(corpus: Path) -> list[dict[str, object]]:

@@ -8,8 +8,10 @@ Gold answers come from tools independent of the search being measured:
 - impact_analysis: those call sites plus every `import { name } from ...` specifier, found with a
   tree-sitter query of this script's own over the TypeScript grammar;
 - exact_match: every line `rg -F` finds the string on.
-understand_code and find_similar gold is hand-checked files; unanswerable queries name things the
-corpus does not contain, re-checked with `rg`.
+- find_similar (issue 14, "classes like X"): every other class under `src/` extending X's base, at
+  the line of its `extends` (any one answers);
+understand_code and the first find_similar rows are hand-checked files; unanswerable queries name things
+the corpus does not contain, re-checked with `rg`.
 
 Usage: python bench/make_rxjs_queries.py [--corpus bench/corpora/rxjs-7.8.1] [--out FILE]
 """
@@ -125,6 +127,23 @@ UNANSWERABLE = [
     Hand("una-03", '"ECONNREFUSED"', "exact_match", (), absent=("ECONNREFUSED",)),
     Hand("una-04", "who calls useEffect", "find_references", (), absent=("useEffect",)),
     Hand("una-05", "những gì phụ thuộc vào GraphQLSchema", "impact_analysis", (), absent=("GraphQL",)),  # vi
+    # issue 14: names that do not exist, asked every way a target is asked
+    Hand("una-06", "where is throttleLatestWithJitter defined", "find_definition", (), absent=("WithJitter",)),
+    Hand("una-07", "who calls subscribeWithBackpressure", "find_references", (), absent=("Backpressure",)),
+    Hand("una-08", "what depends on ReactiveStreamBridge", "impact_analysis", (), absent=("StreamBridge",)),
+    Hand("una-09", "function mergeMapWithRetryBudget", "find_definition", (), absent=("RetryBudget",)),
+    Hand("una-10", "chi chiama scheduleOnWorkerThread", "find_references", (), absent=("WorkerThread",)),  # it
+    Hand("una-11", "how does the Redux middleware dispatch thunks", "understand_code", (), absent=("Redux",)),
+]
+
+# issue 14: "classes like X", gold = the other direct subclasses of X's base (`extends`, by tree-sitter)
+SIMILAR_BY_BASE = [
+    ("sim-05", "actions like AsapAction", "AsapAction", "AsyncAction"),
+    ("sim-06", "subjects similar to BehaviorSubject", "BehaviorSubject", "Subject"),
+    ("sim-07", "code like QueueScheduler", "QueueScheduler", "AsyncScheduler"),
+    ("sim-08", "simile a ReplaySubject", "ReplaySubject", "Subject"),  # it
+    ("sim-09", "tương tự như AnimationFrameAction", "AnimationFrameAction", "AsyncAction"),  # vi
+    ("sim-10", "code similar to ColdObservable", "ColdObservable", "Observable"),
 ]
 
 
@@ -135,6 +154,8 @@ class TypeScriptFacts:
     definitions: dict[str, list[tuple[str, int]]] = field(default_factory=lambda: defaultdict(list))
     calls: dict[str, list[tuple[str, int]]] = field(default_factory=lambda: defaultdict(list))
     imports: dict[str, list[tuple[str, int]]] = field(default_factory=lambda: defaultdict(list))
+    # base class name -> (path, line, class name) of the classes under src/ that extend it
+    subclasses: dict[str, list[tuple[str, int, str]]] = field(default_factory=lambda: defaultdict(list))
 
     @classmethod
     def scan(cls, corpus: Path) -> TypeScriptFacts:
@@ -152,6 +173,9 @@ class TypeScriptFacts:
             for reference in parsed.references:
                 if reference.kind == "call":
                     facts.calls[reference.name].append((relative, reference.span.start_line + 1))
+                elif reference.kind == "inherit" and reference.enclosing and relative.startswith(SOURCES):
+                    facts.subclasses[reference.name].append((relative, reference.span.start_line + 1,
+                                                             reference.enclosing))
             tree = parser.parse(text.encode("utf-8"))
             for node in ts.QueryCursor(specifiers).captures(tree.root_node).get("name", []):
                 name = (node.text or b"").decode("utf-8")
@@ -159,7 +183,7 @@ class TypeScriptFacts:
         return facts
 
 
-TABLES = Tables(DEFINITIONS, REFERENCES, IMPACTS, EXACT, (*UNDERSTAND, *SIMILAR), UNANSWERABLE)
+TABLES = Tables(DEFINITIONS, REFERENCES, IMPACTS, EXACT, (*UNDERSTAND, *SIMILAR), UNANSWERABLE, SIMILAR_BY_BASE)
 
 
 def build(corpus: Path) -> list[dict[str, object]]:

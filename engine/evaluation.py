@@ -48,6 +48,7 @@ __all__ = [
     "Row",
     "baseline_target",
     "hits_gold",
+    "is_false_result",
     "load_queries",
     "merge_reports",
     "report_of",
@@ -109,6 +110,8 @@ class Ranked:
     path: str
     span: Span
     matches: tuple[Span, ...] = ()
+    # The engine marked it a guess (the target is not in the workspace): not a false result.
+    approximate: bool = False
 
 
 @dataclass(frozen=True)
@@ -122,6 +125,7 @@ class Outcome:
     intent: str | None = None
     strategy: str | None = None
     notes: tuple[str, ...] = ()
+    rule: str | None = None
 
 
 @dataclass(frozen=True)
@@ -186,6 +190,7 @@ def _outcome_dict(outcome: Outcome) -> dict[str, Any]:
         "system": outcome.system,
         "label": outcome.query.intent,
         "intent": outcome.intent,
+        "rule": outcome.rule,
         "strategy": outcome.strategy,
         "reciprocal_rank": score.reciprocal_rank,
         "recall": score.recall,
@@ -227,7 +232,7 @@ def parse_query(row: Mapping[str, Any]) -> EvalQuery:
         intent=intent,
         gold=tuple(Gold(str(item["path"]), item.get("line")) for item in gold_rows),
         match=match,
-        answerable=bool(row.get("answerable", True)),
+        answerable=bool(row.get("answerable", True)) and not row.get("unanswerable", False),
         repo=row.get("repo"),
     )
 
@@ -345,6 +350,12 @@ def summarise(outcomes: Sequence[Outcome]) -> list[Row]:
             if by_key.get((system, group))]
 
 
+def is_false_result(outcome: Outcome) -> bool:
+    """An unanswerable query answered: any result the system did not mark as approximate (issue 14:
+    a fuzzy list for a name that does not exist is a failure unless it says it is a guess)."""
+    return any(not result.approximate for result in outcome.ranked)
+
+
 def _row(system: str, group: str, outcomes: Sequence[Outcome]) -> Row:
     answerable = [o for o in outcomes if o.query.answerable]
     unanswerable = [o for o in outcomes if not o.query.answerable]
@@ -361,7 +372,7 @@ def _row(system: str, group: str, outcomes: Sequence[Outcome]) -> Row:
         ndcg=_mean([s.ndcg for s in scores]) if scores else None,
         semble_ndcg=_mean(semble) if semble else None,
         zero_rate=_mean([0.0 if s.returned else 1.0 for s in scores]) if scores else None,
-        false_rate=_mean([1.0 if o.ranked else 0.0 for o in unanswerable]) if unanswerable else None,
+        false_rate=_mean([1.0 if is_false_result(o) else 0.0 for o in unanswerable]) if unanswerable else None,
         intent_accuracy=_mean([1.0 if o.intent == o.query.intent else 0.0 for o in classified])
         if classified else None,
         strategies=dict(Counter(o.strategy for o in outcomes if o.strategy)),
@@ -633,9 +644,9 @@ def _warm(workspace: Workspace) -> None:
 
 def _fused(workspace: Workspace, query: EvalQuery, preset: str, limit: int, label: str = "") -> Outcome:
     response = workspace.search(SearchRequest(query=query.query, limit=limit, preset=preset))
-    ranked = tuple(Ranked(r.path, r.span, tuple(r.matches)) for r in response.results)
+    ranked = tuple(Ranked(r.path, r.span, tuple(r.matches), r.approximate) for r in response.results)
     return Outcome(query, fused_name(preset, label), ranked, response.timings_ms["total"], response.intent,
-                   response.fusion_strategy, tuple(response.notes))
+                   response.fusion_strategy, tuple(response.notes), response.rule)
 
 
 def _without_feature(feature: str) -> Ranking:

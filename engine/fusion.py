@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .profiles import (
     BOOST_CAP,
@@ -24,9 +24,11 @@ from .profiles import (
     DEMOTED_SUFFIXES,
     FILE_COHERENCE_CHUNKS,
     FUSED_DEFINITION_BOOST,
+    LINE_LEVEL_SHARE,
     MODALITIES,
+    NAMED_FILE_SCALE,
 )
-from .ranking import DEFINITION_KINDS, defines
+from .ranking import DEFINITION_KINDS, defines, last_name, named_file
 from .records import Hit, Span
 
 __all__ = ["FusedResult", "boost", "fuse", "is_demoted_path"]
@@ -37,7 +39,8 @@ class FusedResult:
     """One file's best chunk after fusion, with everything needed to explain its place in the list.
 
     `contributions` are boosted (centrality `boost`, and FUSED_DEFINITION_BOOST when `defines`: the
-    result is the definition of a name the query states) and undemoted, so
+    result is the definition of a name the query states, NAMED_FILE_SCALE more in the file named
+    after it) and undemoted, so
     `score == (sum(contributions) + coherence) × prior`, times the demotion factor when `demoted`.
     `coherence` is the share of the file's other chunks' scores added for an understanding question,
     `prior` what the file's path says about it as an answer to one (1 otherwise). `ranks` are 0-based
@@ -59,6 +62,12 @@ class FusedResult:
     defines: bool = False
     prior: float = 1.0
     coherence: float = 0.0
+    # A guess, not an answer: the query's target is not in the workspace (engine/absence.py).
+    approximate: bool = False
+    # How the result depends on the query's target (impact, references): the chain of names.
+    via: tuple[str, ...] = ()
+    # References: whether the use resolves to the target (None where the question does not arise).
+    resolved: bool | None = None
 
 
 def boost(centrality: float) -> float:
@@ -197,8 +206,12 @@ def _score(
         ranks[entry.modality] = min(ranks.get(entry.modality, entry.rank), entry.rank)
     anchor = next((e.hit for e in cluster.entries if e.hit.symbol is not None), cluster.entries[0].hit)
     lift = boost(centrality(anchor))
-    defined = bool(names) and any(defines(e.hit.symbol, e.hit.kind, names) for e in cluster.entries)
-    factor = lift * (FUSED_DEFINITION_BOOST if defined else 1.0)
+    defining = [e.hit for e in cluster.entries if names and defines(e.hit.symbol, e.hit.kind, names)]
+    defined = bool(defining)
+    # Of several definitions of the name (Swift extensions, C# partial classes, overloads), the one in
+    # the file named after it is the home: `Application.swift`, not `Application+HTTP+Server.swift`.
+    home = any(named_file(hit.path, last_name(hit.symbol) or "") for hit in defining)
+    factor = lift * (FUSED_DEFINITION_BOOST * (NAMED_FILE_SCALE if home else 1.0) if defined else 1.0)
     contributions = {m: weights.get(m, 0.0) * factor / (k + r + 1) for m, r in ranks.items()}
     order = _modality_order(ranks)
     heads = [e for e in cluster.entries if e.hit.kind in HEAD_KINDS] if cluster.symbol is not None else []
@@ -241,7 +254,39 @@ def _result(
         defines=best.defines,
         prior=prior,
         coherence=added,
+        via=hit.via or next((e.hit.via for e in best.cluster.entries if e.hit.via), ()),
+        resolved=hit.resolved if hit.resolved is not None else next(
+            (e.hit.resolved for e in best.cluster.entries if e.hit.resolved is not None), None),
     )
+
+
+# Kinds of hit that are one function: the range a line-level answer shows.
+CALLABLE_KINDS = frozenset({"function", "method", "constructor", "macro"})
+# Kinds of hit that stand for a file's head rather than any one definition in it.
+_HEAD_OF_FILE = frozenset({"gap", "module", "namespace", "file"})
+
+
+def _function_shown(items: Sequence[_Scored]) -> _Scored | None:
+    """The function to show a file at when its best cluster is the file's head (issue 14: "how does X
+    work" answered by the function in a 4,700-line file, not by its imports), or None."""
+    best = items[0]
+    if best.cluster.symbol is not None and best.representative.hit.kind not in _HEAD_OF_FILE:
+        return None
+    for item in items[1:]:
+        if item.total < LINE_LEVEL_SHARE * best.total:
+            return None
+        if item.representative.hit.kind in CALLABLE_KINDS or (
+                item.cluster.symbol is not None and item.representative.hit.kind == "definition"):
+            return item
+    return None
+
+
+def _shown_at(result: FusedResult, shown: _Scored) -> FusedResult:
+    """The same result (same score and explanation) displayed at another of its file's clusters."""
+    hit = shown.representative.hit
+    matches = sorted({*result.matches, result.span} - {hit.span})
+    return replace(result, span=hit.span, symbol=shown.cluster.symbol, kind=hit.kind or result.kind,
+                   snippet=hit.snippet, matches=matches)
 
 
 def fuse(
@@ -256,6 +301,7 @@ def fuse(
     prior: Callable[[str], float] | None = None,
     one_per_file: bool = True,
     coherence: float = 0.0,
+    line_level: bool = False,
 ) -> list[FusedResult]:
     """Fuse each modality's ranked hits into one list, best first, one result per file.
 
@@ -266,6 +312,8 @@ def fuse(
     multiplies a file's score by what its path says (tests and examples lower for an understanding
     question). `one_per_file` off lists every cluster on its own (the ablation of the file spread).
     `coherence` adds that share of a file's next FILE_COHERENCE_CHUNKS clusters' scores to its best.
+    `line_level` (understanding questions) shows a file whose best cluster is its head (module code,
+    imports, a docstring) at its best function instead, when that scores at least LINE_LEVEL_SHARE of it.
     """
     if k < 0:
         raise ValueError(f"RRF k must be >= 0, got {k}")
@@ -279,6 +327,8 @@ def fuse(
     results = []
     for (path, _), items in groups.items():
         demote = demote_factor if is_demoted(path) else None
-        results.append(_result(items[0], items[1:], demote, prior(path) if prior is not None else 1.0, coherence))
+        result = _result(items[0], items[1:], demote, prior(path) if prior is not None else 1.0, coherence)
+        shown = _function_shown(items) if line_level else None
+        results.append(_shown_at(result, shown) if shown is not None else result)
     results.sort(key=lambda r: (-r.score, r.path, r.span))
     return results

@@ -186,6 +186,9 @@ class GraphTuning:
     debounce_seconds: float = 2.0
     # `related` seeds personalized PageRank with at most this many name matches.
     max_seeds: int = 200
+    # Impact lists a dependent at each line where it uses the target, up to this many (a function
+    # that calls it 40 times is one answer, not 40; its first lines show how).
+    max_use_sites: int = 8
     stopwords: frozenset[str] = field(default_factory=lambda: STOPWORDS)
     builtin_names: frozenset[str] = field(default_factory=lambda: BUILTIN_NAMES)
 
@@ -665,26 +668,54 @@ class CodeGraph:
         return sorted(found, key=lambda n: (-rank.score(n), n))
 
     def callers(self, name: str, limit: int = 50) -> list[Hit]:
-        """Call sites of `name`: span = the call, symbol = the caller; central callers first."""
+        """Call sites of `name`: span = the call, symbol = the caller. Calls that resolve to the target
+        (same file, an imported file, or a qualified name that says so) come first, central callers
+        first among them; calls that only match the name follow, marked `resolved=False`."""
         with self._lock:
             self._settle()
             best: dict[tuple[str, Span], Hit] = {}
             for target in self._resolve(name):
                 for source in self._graph.predecessors(target):
+                    path = self._graph.nodes[source]["path"]
                     for kind, count, span in self._evidence.get((source, target), _NO_EVIDENCE):
                         if kind != _CALLS_KIND:
                             continue
                         hit = Hit(
-                            path=self._graph.nodes[source]["path"],
+                            path=path,
                             span=Span(*span),
                             score=self._centrality(source) / count,
                             symbol=self._qualified_or_none(source),
                             kind="call",
-                            language=detect_language(self._graph.nodes[source]["path"]),
+                            language=detect_language(path),
                             via=(self._label(source), self._label(target)),
+                            resolved=self._resolves(path, target, span),
                         )
                         _keep_best(best, (hit.path, hit.span), hit)
-            return _ranked(best.values(), limit)
+            ordered = sorted(best.values(), key=lambda h: (not h.resolved, -h.score, h.path, h.span))
+            return ordered[:limit]
+
+    def _resolves(self, path: str, target: str, span: tuple[int, int, int, int]) -> bool:
+        """Whether the use at `span` in `path` means `target` for a reason better than its name: it is
+        in the target's own file, in a file importing the target's, or qualified by the target's
+        container or module (`Session.send`, `sessions.send`, `str::strip_prefix` is not `Path`'s)."""
+        home = self._homes.get(target)
+        symbol = self._symbols.get(target)
+        if home is None or symbol is None:
+            return False
+        if home.path == path or home.path in self._imports.get(path, frozenset()):
+            return True
+        for ref in self._refs.get(path, {}).get(_last_name(symbol.name), ()):
+            if (ref.span.start_line, ref.span.start_col, ref.span.end_line, ref.span.end_col) != span:
+                continue
+            dotted = _dotted(ref.name)
+            if "." not in dotted:
+                return False
+            if home.dotted.endswith("." + dotted):
+                return True
+            qualifier = dotted.rsplit(".", 2)[-2]
+            module = home.path.rsplit("/", 1)[-1].partition(".")[0]
+            return qualifier in (symbol.container or "", module)
+        return False
 
     def callees(self, name: str, limit: int = 50) -> list[Hit]:
         """Definitions `name` calls, surest and most central first."""
@@ -712,15 +743,42 @@ class CodeGraph:
             parent: dict[str, str] = {}
             distance: dict[str, int] = {}
             queue: deque[str] = deque()
-            for root in self._resolve(name):
+            roots = self._resolve(name)
+            for root in roots:
                 for node in [root, *self._members(root)]:
                     if node not in distance:
                         distance[node] = 0
                         parent[node] = root
                         queue.append(node)
             self._walk_dependents(queue, distance, parent, depth)
-            hits = [self._impact_hit(node, d, depth, parent) for node, d in distance.items() if d > 0]
+            using = {self._graph.nodes[node]["path"] for node, hops in distance.items() if hops > 0}
+            for root in roots:
+                for importer in self._importers_by_name(root):
+                    if importer not in distance and self._graph.nodes[importer]["path"] not in using:
+                        distance[importer] = 1  # imports it and never uses it: shown at the import line
+                        parent[importer] = root
+            hits = [hit for node, d in distance.items() if d > 0 for hit in self._impact_hits(node, d, depth, parent)]
             return _ranked(hits, limit)
+
+    def _importers_by_name(self, node: str) -> list[str]:
+        """Files that import a top-level definition by name (`from pkg.lib import target`): they
+        depend on it even where they never use it, which no call or reference edge records."""
+        symbol = self._symbols.get(node)
+        if symbol is None or symbol.container is not None:
+            return []
+        home = file_node(symbol.path)
+        if home not in self._graph:
+            return []
+        found = []
+        for source, _, kind in self._graph.in_edges(home, data="kind"):
+            if kind != "imports":
+                continue
+            specs = self._parsed[self._graph.nodes[source]["path"]].imports
+            # A path-like spec (`./util/errorContext`) names a module, even one named like the function.
+            named = (spec for spec in specs if "/" not in spec and "\\" not in spec)
+            if any(re.split(r"[.:]", spec)[-1] == symbol.name for spec in named):
+                found.append(source)
+        return sorted(found)
 
     def _walk_dependents(
         self, queue: deque[str], distance: dict[str, int], parent: dict[str, str], depth: int
@@ -744,14 +802,55 @@ class CodeGraph:
         prefix = self._qualified_of(node) + "."
         return [n for n in self._nodes[symbol.path] if self._qualified_of(n).startswith(prefix)]
 
-    def _impact_hit(self, node: str, hops: int, depth: int, parent: dict[str, str]) -> Hit:
+    def _impact_hits(self, node: str, hops: int, depth: int, parent: dict[str, str]) -> list[Hit]:
+        """The dependent at each line where it uses the next link of its chain (a call, a reference,
+        the class line that inherits), at most `max_use_sites` of them, first use first; an import
+        without a recorded position keeps the file's head, which the retriever moves to the import line."""
         chain = [node]
         while parent[chain[-1]] != chain[-1]:
             chain.append(parent[chain[-1]])
         centrality = self._centrality(node)
         score = (depth + 1 - hops) + centrality / (1 + centrality)
         via = tuple(self._label(n) for n in chain)
-        return _with_via(self._definition_hit(node, score), via)
+        hit = _with_via(self._definition_hit(node, score), via)
+        uses = sorted({span for kind, _, span in self._evidence.get((node, parent[node]), _NO_EVIDENCE)
+                       if kind != _CONTAINS_KIND and span != _NO_SPAN})[: self._tuning.max_use_sites]
+        if not uses:
+            return [hit]
+        # Later uses score a hair lower, so the first stays the dependent's representative line.
+        return [Hit(hit.path, Span(*span), score - 1e-6 * position, hit.symbol, hit.kind, hit.snippet, hit.language,
+                    via) for position, span in enumerate(uses)]
+
+    def siblings(self, path: str, qualified: str | None, limit: int = 50) -> list[Hit]:
+        """Definitions that share the seed's neighbours: the same base class, the same callees, the
+        same callers (find_similar). Each shared neighbour counts 1 / log(2 + its degree), so a
+        shared base of five subclasses says more than a shared call to a helper everyone calls.
+        Containment is left out (every method of a file shares the file); so is the seed itself."""
+        with self._lock:
+            self._settle()
+            seed = symbol_node_id(path, qualified) if qualified else file_node(path)
+            if seed not in self._graph:
+                return []
+            scores: dict[str, float] = {}
+            graph = self._graph
+            neighbours = [(n, True) for n in graph.successors(seed)] + [(n, False) for n in graph.predecessors(seed)]
+            for neighbour, used in neighbours:
+                kind = graph.edges[seed, neighbour]["kind"] if used else graph.edges[neighbour, seed]["kind"]
+                if kind == "contains":
+                    continue
+                others = graph.predecessors(neighbour) if used else graph.successors(neighbour)
+                peers = [o for o in others if o != seed and o in self._symbols]
+                if not peers:
+                    continue
+                share = 1.0 / math.log(2 + len(peers))
+                for peer in peers:
+                    peer_kind = graph.edges[peer, neighbour]["kind"] if used else graph.edges[neighbour, peer]["kind"]
+                    if peer_kind == kind:
+                        scores[peer] = scores.get(peer, 0.0) + share
+            members = set(self._members(seed))
+            hits = [_with_via(self._definition_hit(node, score), (self._label(node), self._label(seed)))
+                    for node, score in scores.items() if node not in members]
+            return _ranked(hits, limit)
 
     def related(self, seed_terms: Sequence[str], limit: int = 20) -> list[Hit]:
         """Definitions around the query's words: name matches spread by personalized PageRank."""
@@ -958,7 +1057,7 @@ def _keep_best(best: dict[K, Hit], key: K, hit: Hit) -> None:
 
 
 def _with_via(hit: Hit, via: tuple[str, ...]) -> Hit:
-    return Hit(hit.path, hit.span, hit.score, hit.symbol, hit.kind, hit.snippet, hit.language, via)
+    return Hit(hit.path, hit.span, hit.score, hit.symbol, hit.kind, hit.snippet, hit.language, via, hit.resolved)
 
 
 def _ranked(hits: Iterable[Hit], limit: int) -> list[Hit]:

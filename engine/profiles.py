@@ -170,9 +170,41 @@ TYPE_STUB_PRIOR: Final = 0.7
 # Documentation (Markdown, reStructuredText, plain text) explains code but is not where it happens:
 # measured +0.027 NDCG@10 on Django, +0.003 on semble with MiniLM, neutral on Rich and RxJS.
 DOC_PRIOR: Final = 0.5
+# Prose that documents no code (agent instructions, change logs, licences, CI configs; issue 14):
+# lowered in every intent, and below documentation, since it is no answer even to "how".
+# 0.3, the factor already used for tests and examples; not fitted to any query set.
+PROSE_PRIOR: Final = 0.3
 # Intents whose results get path priors: the question is about what code does, and a test or an
 # example shows how it is used, not where it is done.
 UNDERSTANDING_INTENTS: Final[frozenset[str]] = frozenset({UNDERSTAND_CODE, FIND_SIMILAR})
 # Intents whose files are also ranked by the question's words in their names and by file-level
 # aggregation. Not find_similar: the file named like the example is the example, not its likes.
 TOPIC_INTENTS: Final[frozenset[str]] = frozenset({UNDERSTAND_CODE})
+
+# --- find_similar (issue 14): the seed's neighbours. ---
+# Structural siblings of a seed score points per shared trait (engine/similar.py). A shared base class
+# or interface is the strongest sign of "another one of these" (cache backends of BaseCache, schedulers
+# of AsyncScheduler); shared member names (the Jaccard share, times this) nearly as strong; a shared
+# container, the same parameter count and the same folder are weak, and count only beside another.
+# Set by reasoning about what "like X" means, not fitted to a query set.
+SIBLING_BASE: Final = 3.0
+SIBLING_MEMBERS: Final = 3.0
+SIBLING_CONTAINER: Final = 1.0
+SIBLING_NAME_WORDS: Final = 1.5
+SIBLING_PARAMETERS: Final = 0.5
+SIBLING_FOLDER: Final = 1.0
+# Words of the seed's chunk the text retriever searches for (BM25 cost grows with query length).
+SIMILAR_SEED_WORDS: Final = 64
+
+# --- Honest "not found" (issue 14). ---
+# Similar names a "no definition of X" note offers (a glance, not a list to read).
+SIMILAR_NAMES_SHOWN: Final = 5
+# Files whose text is read to confirm that a word of a question occurs somewhere; past this many
+# trigram candidates the word is common enough to be taken as present (the check stays a few ms).
+ABSENCE_CONFIRM_FILES: Final = 50
+
+# --- Line-level answers (issue 14). ---
+# An understanding question whose best chunk in a file is the file's head (imports, module code, a
+# docstring) is shown at the file's best function instead when that function scores at least this
+# share of the head: close enough that the function is the answer, not a side match.
+LINE_LEVEL_SHARE: Final = 0.5

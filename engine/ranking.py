@@ -26,6 +26,7 @@ from .profiles import (
     NAMED_FILE_SCALE,
     PATH_PREFIX_MIN,
     PATH_TERM_BOOST,
+    PROSE_PRIOR,
     REEXPORT_PRIOR,
     TEST_PRIOR,
     TYPE_STUB_PRIOR,
@@ -41,9 +42,12 @@ __all__ = [
     "boost_chunks",
     "defines",
     "file_prior",
+    "is_test_path",
     "last_name",
+    "named_file",
     "path_prior",
     "path_term_ratio",
+    "prose_prior",
     "stated_names",
 ]
 
@@ -137,7 +141,7 @@ def defines(symbol: str | None, kind: str | None, names: Collection[str]) -> boo
     return kind in DEFINITION_KINDS and last_name(symbol) in names
 
 
-def _named_file(path: str, name: str) -> bool:
+def named_file(path: str, name: str) -> bool:
     """`tokenizer.py` for `Tokenizer`, `sessions.py` for `Session`, `merge_config.js` for `mergeConfig`."""
     stem = PurePosixPath(path).stem.lower()
     flat = stem.replace("_", "").replace("-", "")
@@ -156,7 +160,7 @@ def _definition_boost(chunk: Chunk, names: StatedNames) -> float:
         scale = EMBEDDED_NAME_SCALE
     else:
         return 0.0
-    return DEFINITION_BOOST * scale * (NAMED_FILE_SCALE if _named_file(chunk.path, name) else 1.0)
+    return DEFINITION_BOOST * scale * (NAMED_FILE_SCALE if named_file(chunk.path, name) else 1.0)
 
 
 def query_keywords(query: str) -> frozenset[str]:
@@ -230,9 +234,18 @@ _REEXPORT_FILES = frozenset({"__init__.py", "package-info.java"})
 _TYPE_STUB = re.compile(r"\.d\.[cm]?ts$")
 
 
-def file_prior(query: str, ranking: Ranking, named: bool = True) -> Callable[[str], float] | None:
+def is_test_path(path: str) -> bool:
+    """Whether a path is a test file or lies under a tests folder (not `testing/`, see above)."""
+    normal = path.replace("\\", "/")
+    return bool(_TEST_FILE.search(normal) or _TEST_DIR.search(normal))
+
+
+def file_prior(query: str, ranking: Ranking, named: bool = True,
+               indexed: Callable[[str], bool] | None = None) -> Callable[[str], float] | None:
     """What a file's path says about it as the answer to an understanding question: the path priors
-    times, when `named`, the lift of question words it names (`streams.py` for `how does streaming work`)."""
+    times, when `named`, the lift of question words it names (`streams.py` for `how does streaming work`).
+    With `indexed` (is this path in the index?), a C/C++ header whose source file sits beside it is a
+    declaration, as a `.d.ts` is: the answer to "how" is in the `.c`."""
     if not ranking.path_priors and not (ranking.path_terms and named):
         return None
     keywords = query_keywords(query) if ranking.path_terms and named else frozenset()
@@ -240,9 +253,23 @@ def file_prior(query: str, ranking: Ranking, named: bool = True) -> Callable[[st
 
     def prior(path: str) -> float:
         base = _path_prior(path, tests_wanted, docs_wanted) if ranking.path_priors else 1.0
+        if ranking.path_priors and indexed is not None and _declares_a_sibling(path, indexed):
+            base *= TYPE_STUB_PRIOR
         return base * (1.0 + FUSED_PATH_TERM_BOOST * path_term_ratio(keywords, path)) if keywords else base
 
     return prior
+
+
+_HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx")
+_SOURCE_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".m", ".mm")
+
+
+def _declares_a_sibling(path: str, indexed: Callable[[str], bool]) -> bool:
+    """`lib/url.h` when `lib/url.c` is indexed (a header-only library's headers are its code)."""
+    stem, dot, suffix = path.rpartition(".")
+    if not dot or "." + suffix.lower() not in _HEADER_SUFFIXES:
+        return False
+    return any(indexed(stem + source) for source in _SOURCE_SUFFIXES)
 
 
 # Words that make a question about tests, so test files are no longer demoted for it.
@@ -250,7 +277,44 @@ TEST_WORDS = frozenset({"test", "tests", "testing", "tested", "spec", "specs", "
 
 
 # Words that make a question about documentation, so documentation files are no longer lowered for it.
-DOC_WORDS = frozenset({"doc", "docs", "documentation", "documented", "readme", "guide", "tutorial", "changelog"})
+DOC_WORDS = frozenset({"doc", "docs", "documentation", "documented", "readme", "guide", "tutorial", "changelog",
+                       "license", "licence", "licensing", "copyright", "contributing"})
+
+# Prose that is not documentation of the code: instructions to coding agents, change logs, licences,
+# contribution rules, and what .github/ holds (issue templates, CI workflows). They repeat the code's
+# words (an AGENTS.md summarises every module) without being where anything happens.
+_PROSE_NAME = re.compile(
+    r"(?:^|/)(?:AGENTS|CLAUDE|GEMINI|CONVENTIONS|copilot-instructions|\.cursorrules|\.windsurfrules|\.clinerules"
+    r"|CHANGELOG|CHANGES|HISTORY|NEWS|RELEASES?|RELEASE[-_]NOTES|LICEN[CS]E|COPYING|NOTICE|AUTHORS"
+    r"|CONTRIBUTORS|CONTRIBUTING|CODE[-_]OF[-_]CONDUCT|SECURITY|SUPPORT|FUNDING)(?:[-_.][^/]*)?$",
+    re.IGNORECASE,
+)
+# Folders of repository machinery rather than code: every file in them is prose or configuration.
+_PROSE_DIR = re.compile(r"(?:^|/)\.(?:github|gitlab|circleci|cursor|husky)/")
+# Prose in other shapes: translation catalogs (a question in Italian matches the Italian catalog,
+# not the code), package metadata that repeats the README, and man pages.
+_PROSE_KIND = re.compile(r"\.(?:po|pot)$|(?:^|/)PKG-INFO$|(?:^|/)man\d?/[^/]+\.\d[a-z]?$")
+
+
+def prose_prior(query: str, ranking: Ranking) -> Callable[[str], float] | None:
+    """Code before prose for every question about code (not only understanding ones): documentation
+    at DOC_PRIOR, agent instructions, change logs, licences and CI configs at PROSE_PRIOR, unless
+    the question is about docs. A docstring is not lowered: it is part of the code's chunk."""
+    if not ranking.path_priors:
+        return None
+    docs_wanted = asks_about_docs(query)
+    return lambda path: _prose_factor(path.replace("\\", "/"), docs_wanted)
+
+
+@lru_cache(maxsize=1 << 16)
+def _prose_factor(path: str, docs_wanted: bool) -> float:
+    if docs_wanted:
+        return 1.0
+    language = detect_language(path)
+    prose = language is None or language in DOC_LANGUAGES  # `history.py` is code, `HISTORY.rst` is not
+    if _PROSE_DIR.search(path) or _PROSE_KIND.search(path) or (prose and _PROSE_NAME.search(path)):
+        return PROSE_PRIOR
+    return DOC_PRIOR if language in DOC_LANGUAGES else 1.0
 
 
 def path_prior(path: str, query: str = "") -> float:
@@ -274,10 +338,9 @@ def _mentions(query: str, words: frozenset[str]) -> bool:
 def _path_prior(path: str, tests_wanted: bool, docs_wanted: bool) -> float:
     normal = path.replace("\\", "/")
     prior = 1.0
-    if not tests_wanted and (_TEST_FILE.search(normal) or _TEST_DIR.search(normal)):
+    if not tests_wanted and is_test_path(normal):
         prior *= TEST_PRIOR
-    if not docs_wanted and detect_language(normal) in DOC_LANGUAGES:
-        prior *= DOC_PRIOR
+    prior *= _prose_factor(normal, docs_wanted)
     if _EXAMPLE_DIR.search(normal):
         prior *= EXAMPLE_PRIOR
     if _COMPAT_DIR.search(normal):

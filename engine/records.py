@@ -105,3 +105,20 @@ class Hit:
     snippet: str = ""
     language: str | None = None
     via: tuple[str, ...] = field(default=())
+    # References only: whether the use resolves to the target by scope, imports or qualification
+    # (True), or only matches its name (False); None where the question does not arise.
+    resolved: bool | None = None
+
+
+@dataclass(frozen=True)
+class Seed:
+    """What a find_similar query is similar to: a named definition or file, or the code its words
+    describe (the top code result of the ordinary search). `chunk` is the seed's chunk, whose
+    embedding and words find its neighbours; `how` is "named" or "described"."""
+
+    path: str
+    span: Span
+    symbol: str | None
+    kind: str | None
+    how: str
+    chunk: Chunk | None = None

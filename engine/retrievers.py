@@ -9,20 +9,23 @@ answers references and impact from edges.
 
 from __future__ import annotations
 
+import re
 import threading
 from bisect import bisect_right
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
+from pathlib import PurePosixPath
 
 import numpy as np
 
-from .intent import Classification
+from .intent import Classification, is_product_name
 from .lexical import LexicalIndex
 from .profiles import DEFINITION_INTENTS, LEXICAL_CANDIDATES
 from .ranking import DEFINITION_KINDS, Ranking, boost_chunks, stated_names
-from .records import Chunk, Hit, ParsedFile, Symbol
+from .records import Chunk, Hit, ParsedFile, Span, Symbol
 from .search import SearchRequest
+from .similar import seed_text, structural_siblings
 from .snapshot import Snapshot
 from .symbols import parse_symbol_query
 from .textsearch import QueryError, SearchText, TextQuery, candidate_plan, parse_text_query, search_text
@@ -130,6 +133,10 @@ def make_text_retriever(
         snapshot: Snapshot, request: SearchRequest, classification: Classification, depth: int
     ) -> list[Hit]:
         features = ranking()
+        if classification.seed is not None:
+            index, chunks = lexical.get(snapshot)
+            found = index.search(seed_text(classification.seed), depth)
+            return [_chunk_hit(chunks[position], score) for position, score in found]
         literal = _text_query(request, classification)
         if literal is not None:
             hits = literal_hits(snapshot, literal, depth)
@@ -279,10 +286,13 @@ def structural(
 ) -> list[Hit]:
     """Symbols named by the query: its target, the whole query, or each identifier a question states.
 
+    For find_similar with a seed, the definitions shaped like the seed (engine/similar.py).
     A question's plain words are not looked up (`how does routing work` is not about a symbol called
     `routing`; measured on semble's set, looking them up cost 0.02 NDCG@10): only the names it writes
     in code style or capitalised (`why does safeParse throw`, `how the Router matches`).
     """
+    if classification.seed is not None:
+        return structural_siblings(snapshot, classification.seed, depth)
     if classification.target:
         name, kinds = parse_symbol_query(classification.target)
         return [_symbol_hit(m.symbol, m.score) for m in snapshot.symbols.search(name, kinds, depth)]
@@ -291,6 +301,8 @@ def structural(
         return [_symbol_hit(m.symbol, m.score) for m in snapshot.symbols.search(name, kinds, depth)]
     merged: dict[tuple[str, str], Hit] = {}
     for word in sorted(stated_names(name).embedded):
+        if is_product_name(word) and not snapshot.symbols.definitions(word):
+            continue  # `tRPC` in "how are tRPC links composed" names a product, not the `TRPC` classes
         for match in snapshot.symbols.search(word, kinds, depth):
             if match.tier not in QUESTION_TIERS or match.symbol.kind not in DEFINITION_KINDS:
                 continue  # a name matched by prefix, or naming a field, is noise, not evidence
@@ -303,14 +315,49 @@ def structural(
 def graph(
     snapshot: Snapshot, request: SearchRequest, classification: Classification, depth: int
 ) -> list[Hit]:
-    """Call sites for references, the reverse closure for impact, personalized PageRank otherwise."""
+    """Call sites for references, the reverse closure for impact, a seed's siblings for find_similar,
+    personalized PageRank otherwise."""
     target = classification.target
+    seed = classification.seed
+    if seed is not None:
+        return snapshot.graph.siblings(seed.path, seed.symbol, limit=depth)
     if classification.intent == "find_references" and target:
         return snapshot.graph.callers(target, limit=depth)
     if classification.intent == "impact_analysis" and target:
-        return snapshot.graph.impact(target, depth=3, limit=depth)
+        return [_at_import_line(snapshot, hit, target) for hit in snapshot.graph.impact(target, depth=3, limit=depth)]
     words = [target] if target else query_tokens(request.query)
     return snapshot.graph.related(words, limit=depth)
+
+
+# A line that imports: Python, JS/TS, Go, Rust, Java/Kotlin/Scala, C#, PHP, Ruby, C/C++.
+_IMPORT_LINE = re.compile(r"^\s*(?:from\s|import\s|import\(|export\s.*\sfrom\s|use\s|using\s|require|#\s*include)"
+                          r"|\brequire(?:_relative)?\s*\(?['\"]|\bimport\s*\(")
+
+
+def _at_import_line(snapshot: Snapshot, hit: Hit, target: str) -> Hit:
+    """An importing file without a recorded use is shown at the line that imports the target (its
+    name, else its module's), not at line 1."""
+    if hit.span != Span(0, 0, 0, 0) or hit.symbol is not None:
+        return hit
+    text = snapshot.text(hit.path)
+    if text is None:
+        return hit
+    name = re.split(r"::|\.|#|->", target)[-1]
+    defined = snapshot.symbols.definitions(name)
+    modules = {PurePosixPath(symbol.path).stem for symbol in defined} - {"__init__", "index", "mod"}
+    fallback: Span | None = None
+    for number, line in enumerate(text.splitlines()):
+        if not _IMPORT_LINE.search(line):
+            continue
+        found = re.search(rf"(?<![\w$]){re.escape(name)}(?![\w$])", line)
+        if found:
+            span = Span(number, found.start(), number, found.end())
+            return Hit(hit.path, span, hit.score, hit.symbol, hit.kind, line.strip()[:200], hit.language, hit.via)
+        if fallback is None and any(re.search(rf"\b{re.escape(m)}\b", line) for m in modules):
+            fallback = Span(number, 0, number, len(line))
+    if fallback is None:
+        return hit
+    return Hit(hit.path, fallback, hit.score, hit.symbol, hit.kind, hit.snippet, hit.language, hit.via)
 
 
 @dataclass(frozen=True)
@@ -338,7 +385,8 @@ class SemanticState:
 def make_semantic_retriever(
     state: SemanticState, ranking: Callable[[], Ranking] = Ranking
 ) -> Callable[[Snapshot, SearchRequest, Classification, int], list[Hit]]:
-    """Nearest chunks by cosine: a binary shortlist rescored in float, or (ablation) every vector exactly."""
+    """Nearest chunks by cosine: a binary shortlist rescored in float, or (ablation) every vector exactly.
+    For find_similar with a seed, nearest to the seed's own stored vector instead of the query's."""
 
     def semantic(
         snapshot: Snapshot, request: SearchRequest, classification: Classification, depth: int
@@ -347,7 +395,9 @@ def make_semantic_retriever(
         if view is None or len(view.vectors) == 0:
             return []
         hits = []
-        query = np.asarray(view.embed_query(request.query))
+        seed = classification.seed
+        stored = view.vectors.vector(seed.chunk.digest) if seed is not None and seed.chunk is not None else None
+        query = stored if stored is not None else np.asarray(view.embed_query(request.query))
         candidates = DEFAULT_CANDIDATES if ranking().binary_vectors else len(view.vectors)
         for key, score in view.vectors.search_keys(query, limit=depth, candidates=candidates):
             chunk = view.chunks_by_digest.get(key)

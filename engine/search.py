@@ -16,20 +16,24 @@ from typing import Any
 
 import pathspec
 
+from .absence import absence_note
 from .fusion import FusedResult, fuse
-from .intent import Classification, classify, pin
+from .intent import Classification, classify, is_identifier, pin
 from .profiles import (
     DEFINITION_INTENTS,
     FILE_COHERENCE,
+    FIND_SIMILAR,
     INTENTS,
     MODALITIES,
     PRESETS,
     TOPIC_INTENTS,
+    UNDERSTAND_CODE,
     UNDERSTANDING_INTENTS,
 )
-from .ranking import Ranking, file_prior, stated_names
-from .records import Hit, Span
+from .ranking import Ranking, file_prior, is_test_path, path_prior, prose_prior, stated_names
+from .records import Hit, Seed, Span
 from .routing import Route, plan_route, rescue_route
+from .similar import named_seed, seed_at, without_seed
 from .snapshot import Snapshot
 from .textsearch import parse_text_query
 
@@ -145,6 +149,7 @@ class SearchResponse:
     results: list[FusedResult]
     timings_ms: dict[str, float]
     notes: list[str] = field(default_factory=list)
+    seed: Seed | None = None
 
     def to_dict(self, snapshot: Snapshot | None = None, folder: str | None = None) -> dict[str, Any]:
         return {
@@ -163,7 +168,14 @@ class SearchResponse:
             "results": [result_dict(result, snapshot, folder) for result in self.results],
             "timings_ms": self.timings_ms,
             "notes": self.notes,
+            "seed": seed_dict(self.seed) if self.seed is not None else None,
         }
+
+
+def seed_dict(seed: Seed) -> dict[str, Any]:
+    """The seed a find_similar answer is about, as the response's `seed` field."""
+    return {"path": seed.path, "range": range_dict(seed.span), "symbol": seed.symbol, "kind": seed.kind,
+            "how": seed.how}
 
 
 def range_dict(span: Span) -> dict[str, dict[str, int]]:
@@ -193,7 +205,11 @@ def result_dict(result: FusedResult, snapshot: Snapshot | None, folder: str | No
         "coherence": round(result.coherence, 6),
         "demoted": result.demoted,
         "matches": [range_dict(span) for span in result.matches],
+        "approximate": result.approximate,
+        "via": list(result.via),
     }
+    if result.resolved is not None:
+        row["resolved"] = result.resolved
     if snapshot is not None:
         row["uri"] = (snapshot.root / result.path).as_uri()
     if folder is not None:
@@ -228,12 +244,19 @@ class Searcher:
         request.validate()
         if _looks_like_regex(request.query):
             parse_text_query(request.query.strip())  # an invalid regex is the user's to fix: QueryError, with position
-        classification = pin(request.intent, request.query) if request.intent else classify(request.query)
+        known = _known_names(snapshot)
+        classification = (pin(request.intent, request.query, known) if request.intent
+                          else classify(request.query, known))
         classified = time.perf_counter()
         ranking = self.ranking
         preset = request.preset or self.default_preset
         route = _adjusted(plan_route(classification, preset, request.modes, self.semantic_available()), ranking,
                           classification.intent)
+        notes: list[str] = []
+        if classification.intent == FIND_SIMILAR:
+            seed = self._seed(snapshot, request, classification, preset)
+            classification = replace(classification, seed=seed)
+            notes.append(_seed_note(seed))
         reports, ranked = self._run(snapshot, request, classification, route)
         strategy = route.strategy
         if route.strategy == "direct" and not any(ranked.values()):
@@ -244,6 +267,10 @@ class Searcher:
             reports.update(more_reports)
         fused = self._fuse(snapshot, request.query, classification.intent, route, strategy, ranked)
         fused = fused[: request.limit]
+        absent = absence_note(snapshot, request.query, classification, strategy)
+        if absent is not None:
+            notes.append(absent)
+            fused = [replace(result, approximate=True) for result in fused]
         done = time.perf_counter()
         for modality in MODALITIES:
             reports.setdefault(modality, ModalityReport(weight=route.weights.get(modality, 0.0), ran=False))
@@ -259,8 +286,34 @@ class Searcher:
             modalities=reports,
             results=fused,
             timings_ms={"classify": _ms(started, classified), "total": _ms(started, done)},
-            notes=[f"{m} left out: {r.error}" for m, r in reports.items() if r.error],
+            notes=notes + [f"{m} left out: {r.error}" for m, r in reports.items() if r.error],
+            seed=classification.seed,
         )
+
+    def _seed(self, snapshot: Snapshot, request: SearchRequest, classification: Classification,
+              preset: str) -> Seed | None:
+        """What a find_similar query is similar to: the definition or file it names, else the top
+        code result (not a test, not prose) of the ordinary search for what it describes."""
+        target = classification.target
+        known = _known_names(snapshot)
+        words = request.query.split()
+        if target and (is_identifier(target, known) or target[:1].isupper() or "." in target
+                       or (words and words[-1].strip("?`'\"") == target)):
+            named = named_seed(snapshot, target, request.query)
+            if named is not None:
+                return named
+        described = Classification(UNDERSTAND_CODE, classification.confidence, classification.rule)
+        route = _adjusted(plan_route(described, preset, request.modes, self.semantic_available()), self.ranking,
+                          UNDERSTAND_CODE)
+        _, ranked = self._run(snapshot, request, described, route)
+        # Fused as find_similar (path priors, no lift for file names the words match): "the backoff in
+        # the web client" describes the backoff code, not whatever file is called client.
+        results = self._fuse(snapshot, request.query, FIND_SIMILAR, route, route.strategy, ranked)
+        code = [r for r in results[:10] if path_prior(r.path, request.query) >= 1.0 and not is_test_path(r.path)]
+        best = code[0] if code else (results[0] if results else None)
+        if best is None:
+            return None
+        return seed_at(snapshot, best.path, best.span.start_line, best.symbol, best.kind)
 
     def _fuse(self, snapshot: Snapshot, query: str, intent: str, route: Route, strategy: str,
               ranked: Mapping[str, Sequence[Hit]]) -> list[FusedResult]:
@@ -276,9 +329,11 @@ class Searcher:
             demote_factor=self.demote_factor,
             names=stated_names(query).all if boosted and ranking.definitions and intent in DEFINITION_INTENTS
             else frozenset(),
-            prior=file_prior(query, ranking, named=topical) if understanding else None,
+            prior=file_prior(query, ranking, named=topical, indexed=snapshot.files.__contains__) if understanding
+            else prose_prior(query, ranking),
             one_per_file=ranking.one_per_file,
             coherence=FILE_COHERENCE if topical and ranking.file_aggregation else 0.0,
+            line_level=topical,
         )
 
     def _run(
@@ -301,6 +356,8 @@ class Searcher:
                 hits = _filter_hits(
                     snapshot, future.result(timeout=max(deadline - time.perf_counter(), 0.0)), request
                 )
+                if classification.seed is not None:
+                    hits = without_seed(snapshot, classification.seed, hits)
             except concurrent.futures.TimeoutError:
                 reports[modality] = ModalityReport(
                     weight, False, error=f"over its {RETRIEVER_BUDGET_S:g} s budget"
@@ -325,6 +382,19 @@ def _adjusted(route: Route, ranking: Ranking, intent: str) -> Route:
     weights = {m: (row.get(m, 0.0) if row is not None and route.fused else w)
                for m, w in route.weights.items() if m in modalities}
     return replace(route, modalities=modalities, weights=weights, k=ranking.k if ranking.k is not None else route.k)
+
+
+def _seed_note(seed: Seed | None) -> str:
+    if seed is None:
+        return "no seed found for find_similar: results are code matching the description"
+    label = seed.symbol or seed.path
+    how = "named in the query" if seed.how == "named" else "the top code result for the description"
+    return f"similar to {label} ({seed.path}:{seed.span.start_line + 1}, {how}); the seed and its tests are left out"
+
+
+def _known_names(snapshot: Snapshot) -> Callable[[str], bool]:
+    """The classifier's view of the symbol table: does a symbol of exactly this name exist?"""
+    return lambda name: bool(snapshot.symbols.definitions(name))
 
 
 def _flat(hit: Hit) -> float:

@@ -298,7 +298,8 @@ def _print_result(result: dict[str, Any], out: TextIO, waited_s: float | None = 
     for position, row in enumerate(result["results"], 1):
         line = row["range"]["start"]["line"] + 1
         symbol = f"  {row['symbol']}" if row["symbol"] else ""
-        flags = (" demoted" if row["demoted"] else "") + (f" boost×{row['boost']:.2f}" if row["boost"] > 1 else "")
+        flags = (" approximate" if row.get("approximate") else "") + (" demoted" if row["demoted"] else "") + (
+            f" boost×{row['boost']:.2f}" if row["boost"] > 1 else "")
         out.write(f"{position:>3}. {row['path']}:{line}{symbol}{flags}\n")
         bars = "  ".join(f"{MODALITY_LETTERS[m]} {_bar(row['contributions'].get(m, 0.0), top)}" for m in ran)
         out.write(f"     {bars}\n")

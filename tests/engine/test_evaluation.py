@@ -23,6 +23,7 @@ from fourfold.engine.evaluation import (
     ablations,
     baseline_target,
     hits_gold,
+    is_false_result,
     load_queries,
     merge_reports,
     parse_query,
@@ -323,3 +324,23 @@ def test_merge_reports_concatenates_the_runs() -> None:
     assert merged.missing_gold == ["x: gone.py", "y: lost.py"] and merged.skipped == ["s"]
     assert merged.per_category == {"fourfold default none": {"symbol": 1.0}, "fourfold default local": {"symbol": 0.0}}
     assert merged.per_language == {"fourfold default none": {"python": 1.0}, "fourfold default local": {"python": 0.0}}
+
+
+def test_an_unanswerable_query_is_a_false_result_unless_every_result_says_it_is_a_guess() -> None:
+    """Issue 14: a confident list for a name that does not exist is a failure; marked guesses are not."""
+    unanswerable = query([], answerable=False, intent="find_definition")
+    guess = Ranked("b.py", Span(0, 0, 0, 0), approximate=True)
+    outcomes = [
+        Outcome(unanswerable, "sys", (at("b.py", 0),), 1.0, "find_definition", "direct"),
+        Outcome(unanswerable, "sys", (guess, guess), 1.0, "find_definition", "direct"),
+        Outcome(unanswerable, "sys", (guess, at("c.py", 0)), 1.0, "find_definition", "direct"),
+        Outcome(unanswerable, "sys", (), 1.0, "find_definition", "direct"),
+    ]
+    assert [is_false_result(o) for o in outcomes] == [True, False, True, False]
+    assert summarise(outcomes)[-1].false_rate == 0.5
+
+
+def test_unanswerable_rows_are_read_from_either_flag() -> None:
+    assert parse_query({"id": "u", "query": "class Nope", "gold": [], "unanswerable": True}).answerable is False
+    assert parse_query({"id": "u", "query": "class Nope", "gold": [], "answerable": False}).answerable is False
+    assert parse_query({"id": "a", "query": "class Yes", "gold": [{"path": "a.py"}]}).answerable is True

@@ -7,7 +7,7 @@ import math
 import pytest
 
 from fourfold.engine.fusion import FusedResult, boost, fuse, is_demoted_path
-from fourfold.engine.profiles import FILE_COHERENCE_CHUNKS
+from fourfold.engine.profiles import FILE_COHERENCE_CHUNKS, NAMED_FILE_SCALE
 from fourfold.engine.records import Hit, Span
 
 
@@ -249,12 +249,12 @@ def test_is_demoted_path(path: str, demoted: bool) -> None:
 
 def test_names_double_a_definition_cluster_and_lift_it_above_a_better_hit() -> None:
     usage = _hit("app/pipeline.py", 0, 9, "run", "function")
-    definition = _hit("text/tokenizer.py", 3, 9, "text.Tokenizer", "class")
+    definition = _hit("text/lexing.py", 3, 9, "text.Tokenizer", "class")
     ranked = {"text": [usage, definition]}
     plain = fuse(ranked, {"text": 1.0}, 10, _flat)
-    assert [r.path for r in plain] == ["app/pipeline.py", "text/tokenizer.py"]
+    assert [r.path for r in plain] == ["app/pipeline.py", "text/lexing.py"]
     named = fuse(ranked, {"text": 1.0}, 10, _flat, names=frozenset({"Tokenizer"}))
-    assert [r.path for r in named] == ["text/tokenizer.py", "app/pipeline.py"]
+    assert [r.path for r in named] == ["text/lexing.py", "app/pipeline.py"]
     assert named[0].boost == 1.0 and named[0].defines  # `boost` stays the centrality boost alone
     assert named[0].score == _approx(2.0 / 12)  # 1/(10 + 1 + 1), doubled
     assert named[0].contributions == {"text": _approx(2.0 / 12)}
@@ -417,3 +417,36 @@ def test_a_definition_result_is_shown_at_its_head_not_at_a_window_of_its_body() 
     (loose,) = fuse({"semantic": [_hit("a.js", 230, 240, None, "gap"), _hit("a.js", 235, 236, None, "gap")]},
                     {"semantic": 1.0}, 40, _flat)
     assert loose.span == Span(230, 0, 240, 0)  # no definition in the cluster: the best hit stands
+
+
+def _line_level_hits(function_rank: int) -> dict[str, list[Hit]]:
+    head = Hit("big.py", Span(0, 0, 12, 0), 1.0, None, "gap")
+    method = Hit("big.py", Span(480, 0, 530, 0), 1.0, "Engine.run", "method")
+    others = [Hit(f"other{i}.py", Span(0, 0, 1, 0), 1.0) for i in range(function_rank - 1)]
+    return {"text": [head, *others, method]}
+
+
+def test_an_understanding_answer_is_shown_at_its_function_not_the_file_head() -> None:
+    """Issue 14: the function inside a large file is the result's range, with the same score."""
+    ranked = _line_level_hits(function_rank=1)
+    flat = fuse(ranked, {"text": 1.0}, 40, lambda hit: 0.0)
+    shown = fuse(ranked, {"text": 1.0}, 40, lambda hit: 0.0, line_level=True)
+    assert flat[0].span == Span(0, 0, 12, 0)
+    assert (shown[0].span, shown[0].symbol) == (Span(480, 0, 530, 0), "Engine.run")
+    assert Span(0, 0, 12, 0) in shown[0].matches
+    assert shown[0].score == flat[0].score
+
+
+def test_a_weak_function_does_not_replace_the_file_head() -> None:
+    ranked = _line_level_hits(function_rank=60)  # 1/(k+61) is under half of 1/(k+1)
+    shown = fuse(ranked, {"text": 1.0}, 40, lambda hit: 0.0, line_level=True)
+    assert next(r for r in shown if r.path == "big.py").span == Span(0, 0, 12, 0)
+
+
+def test_of_several_definitions_the_one_in_the_file_named_after_it_leads() -> None:
+    """Swift extensions and C# partial classes define the name in many files; its home file is one."""
+    extension = _hit("Sources/Application+HTTP.swift", 0, 9, "Application", "class")
+    home = _hit("Sources/Application.swift", 0, 9, "Application", "class")
+    named = fuse({"text": [extension, home]}, {"text": 1.0}, 10, _flat, names=frozenset({"Application"}))
+    assert [r.path for r in named] == ["Sources/Application.swift", "Sources/Application+HTTP.swift"]
+    assert named[0].score == _approx(2.0 * NAMED_FILE_SCALE / 12)

@@ -119,10 +119,6 @@ CASES: list[tuple[str, str, float, str, str | None]] = [
     ("parseConfig()", "find_definition", 0.80, "5:identifier-whole", "parseConfig"),
     ("`load_settings`", "find_definition", 0.80, "5:identifier-whole", "load_settings"),
     ("  parseConfig  ", "find_definition", 0.80, "5:identifier-whole", "parseConfig"),
-    ("how does parseConfig work", "find_definition", 0.60, "5:identifier-in-query", "parseConfig"),
-    ("retry in load_settings", "find_definition", 0.60, "5:identifier-in-query", "load_settings"),
-    ("come funziona parseConfig", "find_definition", 0.60, "5:identifier-in-query", "parseConfig"),
-    ("hàm parse_config làm gì", "find_definition", 0.60, "5:identifier-in-query", "parse_config"),
     # rule 6: similar — English, Italian, Vietnamese
     ("similar to retry", "find_similar", 0.75, "6:similar", "retry"),
     ("functions like the retry loop", "find_similar", 0.75, "6:similar", "retry"),
@@ -144,16 +140,33 @@ CASES: list[tuple[str, str, float, str, str | None]] = [
     ("vì sao cache bị xoá", "understand_code", 0.75, "7:understand", None),
     ("giải thích retry", "understand_code", 0.75, "7:understand", None),
     ("kiến trúc của máy chủ", "understand_code", 0.75, "7:understand", None),
-    # rule 8: nothing matched
-    ("retry logic", "understand_code", 0.40, "8:fallback", None),
-    ("Session", "understand_code", 0.40, "8:fallback", None),
-    ("function that parses config", "understand_code", 0.40, "8:fallback", None),
-    ("where is retry", "understand_code", 0.40, "8:fallback", None),
-    ("JavaScript parser", "understand_code", 0.40, "8:fallback", None),
-    ("I would like the retry loop", "understand_code", 0.40, "8:fallback", None),
-    ("URLs and IDs", "understand_code", 0.40, "8:fallback", None),
-    ("EMAIL settings", "understand_code", 0.40, "8:fallback", None),
-    ("", "understand_code", 0.40, "8:fallback", None),
+    # the question's shape wins over the names in it (DESIGN §2: the phrase rules come first)
+    ("how does parseConfig work", "understand_code", 0.75, "7:understand", None),
+    ("come funziona parseConfig", "understand_code", 0.75, "7:understand", None),
+    ("how are tRPC links composed", "understand_code", 0.75, "7:understand", None),
+    ("how nvm downloads a Node.js tarball", "understand_code", 0.75, "7:understand", None),
+    ("why does safeParse throw on null", "understand_code", 0.75, "7:understand", None),
+    ("functions similar to parse_header", "find_similar", 0.75, "6:similar", "parse_header"),
+    ("code like Session.send", "find_similar", 0.75, "6:similar", "Session.send"),
+    ("functions similar to parseConfig in the loader", "find_similar", 0.75, "6:similar", "parseConfig"),
+    # rule 8: an identifier inside a longer query that no phrase claimed
+    ("retry in load_settings", "find_definition", 0.60, "8:identifier-in-query", "load_settings"),
+    ("hàm parse_config làm gì", "find_definition", 0.60, "8:identifier-in-query", "parse_config"),
+    ("parseConfig for yaml files", "find_definition", 0.60, "8:identifier-in-query", "parseConfig"),
+    # rule 9: nothing matched
+    ("retry logic", "understand_code", 0.40, "9:fallback", None),
+    ("Session", "understand_code", 0.40, "9:fallback", None),
+    ("function that parses config", "understand_code", 0.40, "9:fallback", None),
+    ("where is retry", "understand_code", 0.40, "9:fallback", None),
+    ("JavaScript parser", "understand_code", 0.40, "9:fallback", None),
+    ("I would like the retry loop", "understand_code", 0.40, "9:fallback", None),
+    ("URLs and IDs", "understand_code", 0.40, "9:fallback", None),
+    ("EMAIL settings", "understand_code", 0.40, "9:fallback", None),
+    ("tRPC links", "understand_code", 0.40, "9:fallback", None),
+    ("GitHub actions workflow", "understand_code", 0.40, "9:fallback", None),
+    ("iOS and macOS builds", "understand_code", 0.40, "9:fallback", None),
+    ("PostgreSQL backend", "understand_code", 0.40, "9:fallback", None),
+    ("", "understand_code", 0.40, "9:fallback", None),
 ]
 
 
@@ -176,11 +189,49 @@ def test_rule_order_is_the_design_order() -> None:
         "4",
         "4b",
         "5",
-        "5",
         "6",
         "7",
         "8",
+        "9",
     ]
+
+
+def test_identifier_rule_comes_after_every_phrase_rule() -> None:
+    order = [rule.id for rule in RULES]
+    phrase_rules = [rule.id for rule in RULES if rule.shape == "phrases"]
+    assert all(order.index(rule) < order.index("8:identifier-in-query") for rule in phrase_rules)
+
+
+# A product or platform name is an identifier only when the index has a symbol of that name.
+KNOWN_CASES: list[tuple[str, frozenset[str], str, str | None]] = [
+    ("tRPC links", frozenset(), "9:fallback", None),
+    ("tRPC links", frozenset({"tRPC"}), "8:identifier-in-query", "tRPC"),
+    ("toJSON", frozenset(), "9:fallback", None),
+    ("toJSON", frozenset({"toJSON"}), "5:identifier-whole", "toJSON"),
+    ("GitHub", frozenset({"GitHub"}), "5:identifier-whole", "GitHub"),
+    ("Node.js tarball", frozenset(), "9:fallback", None),
+    ("Node.js tarball", frozenset({"Node.js"}), "8:identifier-in-query", "Node.js"),
+    ("iOS parseConfig", frozenset(), "8:identifier-in-query", "parseConfig"),
+    ("parseConfig", frozenset(), "5:identifier-whole", "parseConfig"),
+    ("Session", frozenset(), "9:fallback", None),
+    ("Session", frozenset({"Session"}), "5:identifier-whole", "Session"),
+    ("session", frozenset({"session"}), "9:fallback", None),
+]
+
+
+@pytest.mark.parametrize(("query", "names", "rule", "target"), KNOWN_CASES)
+def test_product_names_count_only_when_the_index_knows_them(
+    query: str, names: frozenset[str], rule: str, target: str | None
+) -> None:
+    asked: list[str] = []
+
+    def known(name: str) -> bool:
+        asked.append(name)
+        return name in names
+
+    verdict = classify(query, known)
+    assert (verdict.rule, verdict.target) == (rule, target)
+    assert all(name in {"tRPC", "toJSON", "GitHub", "Node.js", "iOS", "Session"} for name in asked)
 
 
 def test_phrase_rules_ship_three_languages() -> None:
@@ -215,6 +266,12 @@ def test_case_does_not_matter_for_phrases() -> None:
         ("URLs", False),
         ("JavaScript", False),
         ("iPhone", False),
+        ("tRPC", False),
+        ("iOS", False),
+        ("macOS", False),
+        ("Node.js", False),
+        ("GitHub", False),
+        ("PostgreSQL", False),
     ],
 )
 def test_is_identifier(token: str, expected: bool) -> None:

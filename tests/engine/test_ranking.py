@@ -16,6 +16,7 @@ from fourfold.engine.profiles import (
     FUSED_PATH_TERM_BOOST,
     NAMED_FILE_SCALE,
     PATH_TERM_BOOST,
+    PROSE_PRIOR,
     REEXPORT_PRIOR,
     TEST_PRIOR,
     TYPE_STUB_PRIOR,
@@ -31,6 +32,7 @@ from fourfold.engine.ranking import (
     last_name,
     path_prior,
     path_term_ratio,
+    prose_prior,
     query_keywords,
     stated_names,
 )
@@ -405,3 +407,58 @@ def test_documentation_is_lowered_unless_the_question_is_about_documentation(pat
     assert path_prior(path, "how does retry work") == pytest.approx(DOC_PRIOR)
     assert path_prior(path, "where do the docs explain retry") == 1.0
     assert path_prior(path, "retry README") == 1.0
+
+
+# --- prose_prior ---------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("path", "factor"),
+    [
+        ("AGENTS.md", PROSE_PRIOR),
+        ("sub/CLAUDE.md", PROSE_PRIOR),
+        ("GEMINI.md", PROSE_PRIOR),
+        (".cursorrules", PROSE_PRIOR),
+        (".github/copilot-instructions.md", PROSE_PRIOR),
+        (".github/ISSUE_TEMPLATE/bug_report.md", PROSE_PRIOR),
+        (".github/workflows/ci.yml", PROSE_PRIOR),
+        ("CHANGELOG.md", PROSE_PRIOR),
+        ("HISTORY.rst", PROSE_PRIOR),
+        ("NEWS", PROSE_PRIOR),
+        ("LICENSE", PROSE_PRIOR),
+        ("LICENSE-MIT", PROSE_PRIOR),
+        ("django/conf/locale/it/LC_MESSAGES/django.po", PROSE_PRIOR),
+        ("locale/messages.pot", PROSE_PRIOR),
+        ("PKG-INFO", PROSE_PRIOR),
+        ("docs/man/django-admin.1", PROSE_PRIOR),
+        ("README.md", DOC_PRIOR),
+        ("docs/guide.rst", DOC_PRIOR),
+        ("nvm.sh", 1.0),
+        ("src/history.py", 1.0),  # code named like a changelog is code
+        ("pkg/changes.go", 1.0),
+        ("licenses/mod.rs", 1.0),
+    ],
+)
+def test_prose_prior_lowers_prose_below_docs_and_leaves_code(path: str, factor: float) -> None:
+    prior = prose_prior("how does nvm download a tarball", Ranking())
+    assert prior is not None
+    assert prior(path) == pytest.approx(factor)
+    assert path_prior(path, "how does nvm download a tarball") == pytest.approx(factor)
+
+
+def test_prose_prior_is_off_for_a_docs_question_and_with_path_priors_off() -> None:
+    prior = prose_prior("where is the license documented", Ranking())
+    assert prior is not None and prior("LICENSE") == 1.0 and prior("AGENTS.md") == 1.0
+    assert prose_prior("how does retry work", Ranking(path_priors=False)) is None
+
+
+@pytest.mark.parametrize(
+    ("path", "factor"),
+    [
+        ("lib/url.h", TYPE_STUB_PRIOR),  # lib/url.c is indexed: the header only declares
+        ("src/format.hpp", 1.0),  # a header-only library: its headers are the code
+        ("lib/url.c", 1.0),
+    ],
+)
+def test_a_header_beside_its_source_is_a_declaration(path: str, factor: float) -> None:
+    indexed = {"lib/url.h", "lib/url.c", "src/format.hpp"}
+    prior = file_prior("how does curl parse a url", Ranking(path_terms=False), indexed=indexed.__contains__)
+    assert prior is not None and prior(path) == pytest.approx(factor)

@@ -12,7 +12,7 @@ import pytest
 
 from fourfold.engine import QueryError, SearchError, SearchRequest, Settings, Workspace
 from fourfold.engine.intent import Classification
-from fourfold.engine.profiles import DOC_PRIOR, FILE_COHERENCE, FUSED_PATH_TERM_BOOST, TEST_PRIOR
+from fourfold.engine.profiles import DOC_PRIOR, FILE_COHERENCE, FUSED_PATH_TERM_BOOST, PROSE_PRIOR, TEST_PRIOR
 from fourfold.engine.ranking import Ranking
 from fourfold.engine.records import Hit, Span
 from fourfold.engine.search import ModalityReport, Searcher
@@ -246,7 +246,7 @@ def test_understand_code_results_carry_prior_coherence_and_defines(topic_workspa
 def test_find_similar_has_path_priors_without_the_name_lift_or_coherence(topic_workspace: Workspace) -> None:
     rows = _rows(topic_workspace, SearchRequest("how does retry work", intent="find_similar"))
     assert rows["inventory/retry.py"]["prior"] == 1.0
-    assert rows[TEST_FILE]["prior"] == pytest.approx(TEST_PRIOR)
+    assert TEST_FILE not in rows  # the seed is `retry`, and a test of the seed is no answer (issue 14)
     for row in rows.values():
         assert row["coherence"] == 0.0
         _assert_score_identity(row)
@@ -311,7 +311,7 @@ def test_searcher_file_aggregation_off_keeps_the_prior_and_drops_coherence(snaps
 
 def test_searcher_find_similar_prior_has_no_name_lift(snapshot: Snapshot) -> None:
     results = _search(snapshot, "how does retry work", "find_similar")["results"]
-    assert results["inventory/retry.py"].prior == 1.0
+    assert "inventory/retry.py" not in results  # the top code result is the seed, left out (issue 14)
     assert results[TEST_FILE].prior == pytest.approx(TEST_PRIOR)
     assert results[TEST_FILE].coherence == 0.0
 
@@ -323,3 +323,22 @@ def test_searcher_find_references_has_no_prior_and_no_coherence(snapshot: Snapsh
     assert results[TEST_FILE].score == pytest.approx(weight / (k + 1))
     assert results["inventory/retry.py"].prior == 1.0
     assert list(results) == [TEST_FILE, "inventory/retry.py"]
+
+
+@pytest.mark.parametrize("intent", ["find_definition", "find_references", "impact_analysis", "exact_match"])
+def test_prose_is_lowered_in_every_intent_but_tests_only_for_understanding(snapshot: Snapshot, intent: str) -> None:
+    """Issue 14: AGENTS.md, README.md and a changelog ahead of the code they describe, for any question."""
+    hits = (hit("AGENTS.md", 0), hit("README.md", 0), hit("CHANGELOG.md", 0), hit(TEST_FILE, 0),
+            hit("inventory/retry.py", 1))
+    searcher = Searcher({m: fixed(*hits) for m in ("text", "structural", "graph")}, semantic_available=lambda: False)
+    response = searcher.search(snapshot, SearchRequest("retry", intent=intent))
+    priors = {r.path: r.prior for r in response.results}
+    assert priors == {"AGENTS.md": pytest.approx(PROSE_PRIOR), "README.md": pytest.approx(DOC_PRIOR),
+                      "CHANGELOG.md": pytest.approx(PROSE_PRIOR), TEST_FILE: 1.0, "inventory/retry.py": 1.0}
+    assert [r.path for r in response.results][:2] == [TEST_FILE, "inventory/retry.py"]
+
+
+def test_a_question_about_docs_keeps_prose_at_full_score(snapshot: Snapshot) -> None:
+    searcher = Searcher({"structural": fixed(hit("AGENTS.md", 0))}, semantic_available=lambda: False)
+    response = searcher.search(snapshot, SearchRequest("retry docs", intent="find_definition"))
+    assert [r.prior for r in response.results] == [1.0]
