@@ -45,6 +45,8 @@ RETRIEVER_BUDGET_S = 5.0
 RETRIEVER_DEPTH = 100
 MAX_QUERY_LENGTH = 2000
 MAX_LIMIT = 500
+# A match line longer than this is cut: a minified line would otherwise fill the answer.
+MATCH_LINE_CHARS = 240
 
 
 class SearchError(ValueError):
@@ -212,6 +214,10 @@ def result_dict(result: FusedResult, snapshot: Snapshot | None, folder: str | No
         row["resolved"] = result.resolved
     if snapshot is not None:
         row["uri"] = (snapshot.root / result.path).as_uri()
+        # The code line of each of `matches` (same order), so clients show every call site without
+        # reading the file (issue 14: "every call site is visible").
+        row["match_lines"] = [snapshot.line(result.path, span.start_line).strip()[:MATCH_LINE_CHARS]
+                              for span in result.matches]
     if folder is not None:
         row["folder"] = folder
     return row

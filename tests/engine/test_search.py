@@ -342,3 +342,25 @@ def test_a_question_about_docs_keeps_prose_at_full_score(snapshot: Snapshot) -> 
     searcher = Searcher({"structural": fixed(hit("AGENTS.md", 0))}, semantic_available=lambda: False)
     response = searcher.search(snapshot, SearchRequest("retry docs", intent="find_definition"))
     assert [r.prior for r in response.results] == [1.0]
+
+
+def test_every_match_carries_its_code_line(tmp_path: Path) -> None:
+    """Issue 14, every call site visible: `match_lines[i]` is the code line of `matches[i]`, so a client
+    lists each call site without reading the file."""
+    root = tmp_path / "calls"
+    root.mkdir()
+    (root / "clock.py").write_text("def tick(step):\n    return step + 1\n")
+    (root / "busy.py").write_text("from clock import tick\n\n\ndef run():\n"
+                                  + "".join(f"    value_{n} = tick({n})\n" for n in range(9)))
+    workspace = Workspace(root, Settings(index_dir=str(tmp_path / "index"), semantic_backend="none"),
+                          background=False)
+    try:
+        workspace.refresh()
+        rows = workspace.search(SearchRequest("who calls tick")).to_dict(workspace.snapshot())["results"]
+    finally:
+        workspace.close()
+    busy = next(row for row in rows if row["path"] == "busy.py")
+    lines = (root / "busy.py").read_text().split("\n")
+    assert len(busy["match_lines"]) == len(busy["matches"]) >= 8
+    assert busy["match_lines"] == [lines[m["start"]["line"]].strip() for m in busy["matches"]]
+    assert all("tick(" in line for line in busy["match_lines"])
