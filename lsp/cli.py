@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 
 BAR_WIDTH = 30
 MODALITY_LETTERS = {"semantic": "S", "text": "T", "structural": "St", "graph": "G"}
+# Call sites listed per file before the rest fold into "+N more" (`--all` lists every one).
+SITES_PER_FILE = 5
 # The engine's request limits (fourfold.engine.search MAX_QUERY_LENGTH, MAX_LIMIT), for --help only:
 # importing that module costs seconds. tests/lsp/test_cli.py keeps these equal to the engine's.
 HELP_MAX_QUERY_LENGTH = 2000
@@ -223,7 +225,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         json.dump(result, sys.stdout, indent=2, ensure_ascii=False)
         sys.stdout.write("\n")
     else:
-        _print_result(result, sys.stdout, time.monotonic() - started)
+        _print_result(result, sys.stdout, time.monotonic() - started, Path(args.root), args.all)
     return 0
 
 
@@ -284,27 +286,87 @@ def _bar(value: float, top: float) -> str:
     return "█" * cells + "·" * (6 - cells)
 
 
-def _print_result(result: dict[str, Any], out: TextIO, waited_s: float | None = None) -> None:
+def _print_result(result: dict[str, Any], out: TextIO, waited_s: float | None = None, root: Path | None = None,
+                  show_all: bool = False) -> None:
+    """The answer for a person: what it says about itself first (a missing target, a seed), then the
+    results grouped by file, every call site with its code line, folded beyond SITES_PER_FILE a file."""
     ran = [m for m, report in result["modalities"].items() if report["ran"]]
     waited = f" (answered in {1000 * waited_s:.0f} ms)" if waited_s is not None else ""
+    for note in result.get("notes", []):
+        out.write(f"note: {note}\n")
     out.write(f"{result['intent']} ({result['confidence']:.2f}, rule {result['rule']}) · "
               f"{result['fusion_strategy']} · preset {result['preset']} · ran {', '.join(ran) or 'nothing'} · "
               f"{result['timings_ms']['total']:.1f} ms{waited}\n")
-    for note in result.get("notes", []):
-        out.write(f"  note: {note}\n")
     if not result["results"]:
         out.write("no results\n")
     top = max((max(r["contributions"].values(), default=0.0) for r in result["results"]), default=0.0)
+    files = _Lines(root)
+    groups: dict[str, list[tuple[int, dict[str, Any]]]] = {}
     for position, row in enumerate(result["results"], 1):
-        line = row["range"]["start"]["line"] + 1
-        symbol = f"  {row['symbol']}" if row["symbol"] else ""
-        flags = (" approximate" if row.get("approximate") else "") + (" demoted" if row["demoted"] else "") + (
-            f" boost×{row['boost']:.2f}" if row["boost"] > 1 else "")
-        out.write(f"{position:>3}. {row['path']}:{line}{symbol}{flags}\n")
-        bars = "  ".join(f"{MODALITY_LETTERS[m]} {_bar(row['contributions'].get(m, 0.0), top)}" for m in ran)
-        out.write(f"     {bars}\n")
-        if row["snippet"]:
-            out.write(f"     {row['snippet'][:160]}\n")
+        groups.setdefault(row["path"], []).append((position, row))
+    for path, rows in groups.items():
+        sites = sum(1 + len(_other_sites(row)) for _, row in rows)
+        out.write(f"{path} · {sites} site{'s' if sites != 1 else ''}\n")
+        shown = 0
+        hidden = 0
+        for position, row in rows:
+            line = row["range"]["start"]["line"] + 1
+            symbol = f"  {row['symbol']}" if row["symbol"] else ""
+            out.write(f"{position:>3}. {path}:{line}{symbol}{_flags(row)}\n")
+            bars = "  ".join(f"{MODALITY_LETTERS[m]} {_bar(row['contributions'].get(m, 0.0), top)}" for m in ran)
+            out.write(f"     {bars}\n")
+            code = files.line(path, line - 1) or next((text for text in row["snippet"].split("\n") if text.strip()), "")
+            if code.strip():
+                out.write(f"     {line:>5}  {code.strip()[:160]}\n")
+            shown += 1
+            for site, text in _other_sites(row):
+                if shown >= SITES_PER_FILE and not show_all:
+                    hidden += 1
+                    continue
+                shown += 1
+                code = text if text is not None else files.line(path, site - 1)
+                out.write(f"     {site:>5}  {code.strip()[:160]}\n")
+        if hidden:
+            out.write(f"     +{hidden} more in {path} (--all shows every site)\n")
+
+
+def _flags(row: dict[str, Any]) -> str:
+    return ((" approximate" if row.get("approximate") else "")
+            + (" unresolved" if row.get("resolved") is False else "")
+            + (" demoted" if row["demoted"] else "")
+            + (f" boost×{row['boost']:.2f}" if row["boost"] > 1 else ""))
+
+
+def _other_sites(row: dict[str, Any]) -> list[tuple[int, str | None]]:
+    """The row's other matches as (1-based line, code line or None when the answer has no `match_lines`),
+    one per line, leaving out the line the row itself is shown at."""
+    texts: list[str | None] = list(row.get("match_lines") or [None] * len(row["matches"]))
+    own = row["range"]["start"]["line"]
+    seen: dict[int, str | None] = {}
+    for match, text in zip(row["matches"], texts, strict=False):
+        line = match["start"]["line"]
+        if line != own and line not in seen:
+            seen[line] = text
+    return [(line + 1, text) for line, text in sorted(seen.items())]
+
+
+class _Lines:
+    """Code lines of the root's files for answers without `match_lines`, each file read once."""
+
+    def __init__(self, root: Path | None) -> None:
+        self.root = root
+        self.files: dict[str, list[str]] = {}
+
+    def line(self, path: str, line: int) -> str:
+        if self.root is None:
+            return ""
+        if path not in self.files:
+            try:
+                self.files[path] = (self.root / path).read_text(encoding="utf-8", errors="replace").split("\n")
+            except OSError:
+                self.files[path] = []
+        lines = self.files[path]
+        return lines[line].rstrip("\r") if 0 <= line < len(lines) else ""
 
 
 def cmd_status(args: argparse.Namespace) -> int:
@@ -398,6 +460,8 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     _common(search)
     _served(search)
     search.add_argument("--json", action="store_true", help="print the fourfold.search result object")
+    search.add_argument("--all", action="store_true",
+                        help=f"list every site of a file (default: {SITES_PER_FILE} a file, then +N more)")
     search.add_argument("--limit", type=int, default=20, help=f"results to return (1..{HELP_MAX_LIMIT}, default 20)")
     search.add_argument("--preset", choices=tuple(PRESETS))
     search.add_argument("--modes", help=f"comma-separated modalities: {','.join(MODALITIES)}")

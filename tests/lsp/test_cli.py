@@ -140,6 +140,55 @@ def test_terminal_output(capsys: pytest.CaptureFixture[str], workspace: tuple[Pa
     assert "web/src/config.js:4  parseConfig" in "\n".join(out)
 
 
+@pytest.fixture(scope="module")
+def many_calls(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path]]:
+    """A function with 15 call sites in two files: 12 in busy.py, 3 in calm.py."""
+    root = tmp_path_factory.mktemp("calls")
+    (root / "clock.py").write_text("def tick(step):\n    return step + 1\n")
+    (root / "busy.py").write_text("from clock import tick\n\n\ndef run():\n"
+                                  + "".join(f"    value_{n} = tick({n})\n" for n in range(12)))
+    (root / "calm.py").write_text("import clock\n\n\ndef other():\n"
+                                  + "".join(f"    clock.tick({n})\n" for n in range(3)))
+    index = tmp_path_factory.mktemp("calls-index")
+    yield root, index
+    stop_daemon(root, index, "--backend", "none")
+
+
+def terminal(capsys: pytest.CaptureFixture[str], workspace: tuple[Path, Path], query: str, *flags: str) -> list[str]:
+    root, index = workspace
+    capsys.readouterr()
+    assert main(["search", query, "--root", str(root), "--index-dir", str(index), "--backend", "none",
+                 "--no-progress", *flags]) == 0
+    return capsys.readouterr().out.splitlines()
+
+
+def test_every_call_site_is_listed_with_its_code_line(capsys: pytest.CaptureFixture[str],
+                                                       many_calls: tuple[Path, Path]) -> None:
+    """Issue 14: 15 call sites are 15 lines of code, grouped by file, 5 a file and then "+N more"."""
+    out = terminal(capsys, many_calls, "who calls tick")
+    assert "busy.py · 12 sites" in out and "calm.py · 3 sites" in out
+    busy = out[out.index("busy.py · 12 sites"):out.index("calm.py · 3 sites")]
+    assert [line.split()[1] for line in busy if "= tick(" in line] == [f"value_{n}" for n in range(5)]
+    assert busy[-1].strip() == "+7 more in busy.py (--all shows every site)"
+    calm = out[out.index("calm.py · 3 sites"):]
+    assert [line.split()[0] for line in calm if "clock.tick(" in line] == ["5", "6", "7"]
+    assert not any("more in calm.py" in line for line in calm)
+    every = terminal(capsys, many_calls, "who calls tick", "--all")
+    sites = [line.split() for line in every if "tick(" in line and "def " not in line]
+    assert [int(parts[0]) for parts in sites] == [*range(5, 17), 5, 6, 7]
+    assert not any("more in" in line for line in every)
+
+
+def test_not_found_is_said_first_and_guesses_are_marked(capsys: pytest.CaptureFixture[str],
+                                                         workspace: tuple[Path, Path]) -> None:
+    out = terminal(capsys, workspace, "where is parseConfg defined")
+    assert out[0].startswith("note: no definition of parseConfg; similar names: parseConfig"), out
+    rows = [line for line in out if line.lstrip()[:1].isdigit() and ". " in line and ":" in line.split()[1]]
+    assert rows and all(line.endswith(" approximate") for line in rows), rows
+    exact = terminal(capsys, workspace, "where is parseConfig defined")
+    assert not any("approximate" in line for line in exact)
+
+
 def test_missing_root_is_a_clear_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     assert main(["search", "x", "--root", str(tmp_path / "nope")]) == 2
     assert "does not exist or is not a folder" in capsys.readouterr().err
