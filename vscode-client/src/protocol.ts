@@ -40,8 +40,30 @@ export interface SearchResult {
   ranks: Partial<Record<Modality, number>>;
   boost: number;
   demoted: boolean;
+  /** The file's other matching ranges (call sites, uses), each with its code line in `match_lines`. */
   matches: Range[];
+  /** The code line of each of `matches`, same order (absent from answers of older servers). */
+  match_lines?: string[];
+  /** Whether the result's file defines a name the question states. */
+  defines: boolean;
+  prior: number;
+  coherence: number;
+  /** A fuzzy suggestion for a target that does not exist ("no definition of X; similar names: …"). */
+  approximate: boolean;
+  /** How the result depends on the target (impact: the import or call path). */
+  via: string[];
+  /** For callers: true when imports, receiver or qualification resolve the call, false for a name-only match. */
+  resolved?: boolean;
   folder?: string;
+}
+
+/** What a find_similar answer is similar to. */
+export interface Seed {
+  path: string;
+  range: Range;
+  symbol: string | null;
+  kind: string | null;
+  how: string;
 }
 
 export interface ModalityReport {
@@ -49,12 +71,18 @@ export interface ModalityReport {
   ran: boolean;
   hits: number;
   ms: number;
+  /** Why the modality was left out of this answer (a crash, its time budget). */
+  error?: string;
 }
 
 export interface SearchAnswer {
   query: string;
   intent: string;
   confidence: number;
+  /** The routing rule that decided the intent (DESIGN §2). */
+  rule: string;
+  /** The name the question is about, if any. */
+  target: string | null;
   fusion_strategy: string;
   preset: string;
   k?: number;
@@ -62,6 +90,7 @@ export interface SearchAnswer {
   results: SearchResult[];
   timings_ms: Record<string, number>;
   notes?: string[];
+  seed?: Seed | null;
   index?: { ready: boolean; state: string; files: number };
   partial?: boolean;
 }

@@ -1,11 +1,12 @@
 /**
- * The results panel as HTML: header, results grouped by file with modality badges and flags, other
- * matches folded under each result, and empty states that say why and what to try. Everything from
+ * The results panel as HTML: header (a missing target's "no definition of X" first), results grouped by
+ * file with modality badges and flags, every call site with its code line (a few a file, the rest
+ * folded under "+N more"), and empty states that say why and what to try. Everything from
  * the server is escaped; the page allows only our stylesheet and our nonce'd script (strict CSP).
  * Pure, unit-tested; `panel.ts` hands the string to the webview.
  */
 import type { Range, SearchAnswer, SearchResult } from './protocol';
-import { badges, displayLine, emptyState, flags, groupByFile, header, otherMatches } from './results';
+import { badges, displayLine, emptyState, type FileGroup, flags, foldSites, groupByFile, header, type Site, siteCount } from './results';
 
 export interface PageAssets {
   nonce: string;
@@ -48,7 +49,14 @@ function renderBadges(result: SearchResult): string {
   return `<span class="badges">${[...modality, ...flagged].join('')}</span>`;
 }
 
-function renderResult(result: SearchResult): string {
+function renderSite(result: SearchResult, site: Site): string {
+  const line = displayLine(site.range);
+  const label = `${result.path} line ${line}${site.code ? ` ${site.code}` : ''}`;
+  return `<div ${hitAttributes(result.uri, site.range, label).replace('class="hit"', 'class="hit site"')}><span class="line">Ln ${line}</span>`
+    + `${site.code ? `<code class="snippet">${escapeHtml(site.code)}</code>` : ''}</div>`;
+}
+
+function renderResult(result: SearchResult, shown: Site[]): string {
   const line = displayLine(result.range);
   const symbol = result.symbol ?? '';
   const label = `${result.path} line ${line}${symbol ? ` ${symbol}` : ''}`;
@@ -56,13 +64,25 @@ function renderResult(result: SearchResult): string {
     ? `<span class="symbol">${escapeHtml(symbol)}</span>${result.kind ? `<span class="kind">${escapeHtml(result.kind)}</span>` : ''}`
     : '';
   const snippet = result.snippet.split('\n').find((text) => text.trim()) ?? '';
-  const more = otherMatches(result);
-  const moreHtml = more.length === 0 ? '' : `<details class="more"><summary tabindex="-1">${more.length} more match${more.length === 1 ? '' : 'es'} in this file</summary><div role="group">${
-    more.map((range) => `<div ${hitAttributes(result.uri, range, `${result.path} line ${displayLine(range)}`)}><span class="line">Ln ${displayLine(range)}</span></div>`).join('')
-  }</div></details>`;
   return `<div class="result"><div ${hitAttributes(result.uri, result.range, label)}>`
     + `<span class="line">Ln ${line}</span>${symbolHtml}${renderBadges(result)}`
-    + `<code class="snippet">${escapeHtml(snippet.trim())}</code></div>${moreHtml}</div>`;
+    + `<code class="snippet">${escapeHtml(snippet.trim())}</code></div>`
+    + `${shown.length ? `<div role="group" class="sites">${shown.map((site) => renderSite(result, site)).join('')}</div>` : ''}</div>`;
+}
+
+/** A file's results with their first sites shown and the rest folded under one expandable "+N more". */
+function renderGroup(group: FileGroup): string {
+  const { shown, folded } = foldSites(group);
+  const hidden = folded.reduce((count, part) => count + part.length, 0);
+  const more = hidden === 0 ? '' : `<details class="more"><summary tabindex="-1">+${hidden} more in this file</summary><div role="group">${
+    group.hits.map((hit, index) => folded[index].map((site) => renderSite(hit, site)).join('')).join('')
+  }</div></details>`;
+  const count = siteCount(group);
+  return `<section class="file" role="treeitem" aria-expanded="true"><div class="file-head" tabindex="-1" data-toggle>`
+    + `<span class="twisty"></span><span class="path">${escapeHtml(group.path)}</span>`
+    + `${group.language ? `<span class="language">${escapeHtml(group.language)}</span>` : ''}`
+    + `<span class="count" title="${count} site${count === 1 ? '' : 's'} in this file">${count}</span></div>`
+    + `<div role="group" class="hits">${group.hits.map((hit, index) => renderResult(hit, shown[index])).join('')}${more}</div></section>`;
 }
 
 function renderAnswer(answer: SearchAnswer, backend: string | null): string {
@@ -77,19 +97,15 @@ function renderAnswer(answer: SearchAnswer, backend: string | null): string {
   const modalities = head.modalities.map((item) =>
     `<span class="modality m-${item.modality}${item.ran ? '' : ' idle'}">${escapeHtml(item.label)}</span>`).join('');
   const notes = head.notes.map((note) => `<p class="note">${escapeHtml(note)}</p>`).join('');
-  const top = `<header id="summary"><div class="query">“${escapeHtml(head.query)}”</div><div class="meta">${meta}</div>`
+  const missing = head.notFound ? `<p class="not-found" role="status">${escapeHtml(head.notFound)}</p>` : '';
+  const top = `<header id="summary">${missing}<div class="query">“${escapeHtml(head.query)}”</div><div class="meta">${meta}</div>`
     + `<div class="modalities">${modalities}</div>${notes}</header>`;
   if (answer.results.length === 0) {
     const empty = emptyState(answer, backend);
     return top + `<div class="empty" id="empty"><p>${escapeHtml(empty.title)}</p><ul>${
       empty.hints.map((hint) => `<li>${escapeHtml(hint)}</li>`).join('')}</ul></div>`;
   }
-  const groups = groupByFile(answer.results).map((group) =>
-    `<section class="file" role="treeitem" aria-expanded="true"><div class="file-head" tabindex="-1" data-toggle>`
-    + `<span class="twisty"></span><span class="path">${escapeHtml(group.path)}</span>`
-    + `${group.language ? `<span class="language">${escapeHtml(group.language)}</span>` : ''}`
-    + `<span class="count">${group.hits.length}</span></div>`
-    + `<div role="group" class="hits">${group.hits.map(renderResult).join('')}</div></section>`).join('');
+  const groups = groupByFile(answer.results).map(renderGroup).join('');
   return top + `<div id="results" role="tree" aria-label="Search results">${groups}</div>`;
 }
 

@@ -20,7 +20,7 @@ export interface Badge {
 }
 
 export interface Flag {
-  kind: 'boost' | 'demoted';
+  kind: 'boost' | 'demoted' | 'approximate' | 'unresolved';
   label: string;
   title: string;
 }
@@ -43,6 +43,8 @@ export interface Header {
   counts: string;
   modalities: ModalitySummary[];
   notes: string[];
+  /** The answer's "no definition of X; similar names: …" line, shown first; also left out of `notes`. */
+  notFound: string | null;
 }
 
 export interface EmptyState {
@@ -94,9 +96,23 @@ export function badges(result: SearchResult): Badge[] {
     .sort((a, b) => b.share - a.share);
 }
 
-/** Flags for the two score adjustments a user may wonder about: graph centrality and vendor demotion. */
+/** Flags a user may wonder about: a guess for a missing name, a name-only caller, graph centrality, vendor demotion. */
 export function flags(result: SearchResult): Flag[] {
   const found: Flag[] = [];
+  if (result.approximate) {
+    found.push({
+      kind: 'approximate',
+      label: 'approximate',
+      title: 'The name asked for does not exist here: this is a similar name, not an answer.',
+    });
+  }
+  if (result.resolved === false) {
+    found.push({
+      kind: 'unresolved',
+      label: 'name only',
+      title: 'This call matches the name only: imports, receiver type or module do not resolve it to the target.',
+    });
+  }
   if (result.boost > 1 + BOOST_EPSILON) {
     found.push({
       kind: 'boost',
@@ -114,10 +130,60 @@ export function flags(result: SearchResult): Flag[] {
   return found;
 }
 
-/** The file's other matching ranges: those not on the line the result itself starts on. */
-export function otherMatches(result: SearchResult): Range[] {
-  const line = result.range.start.line;
-  return result.matches.filter((match) => match.start.line !== line);
+/** A call site or use of the target in a result's file, with its code line when the server sent it. */
+export interface Site {
+  range: Range;
+  code: string;
+}
+
+/** The result's other sites, one per line, in line order, leaving out the line the result starts on. */
+export function sites(result: SearchResult): Site[] {
+  const own = result.range.start.line;
+  const seen = new Map<number, Site>();
+  result.matches.forEach((range, index) => {
+    const line = range.start.line;
+    if (line !== own && !seen.has(line)) {
+      seen.set(line, { range, code: result.match_lines?.[index] ?? '' });
+    }
+  });
+  return [...seen.values()].sort((a, b) => a.range.start.line - b.range.start.line);
+}
+
+/** How many sites a file shows before the rest fold under "+N more". */
+export const SITES_SHOWN = 5;
+
+/**
+ * The other sites of a file's results (per result, in order), split into those shown and those folded:
+ * `shown` lines a file, counting each result's own line (always shown), as the CLI does.
+ */
+export function foldSites(group: FileGroup, shown = SITES_SHOWN): { shown: Site[][]; folded: Site[][] } {
+  let budget = shown;
+  const visible: Site[][] = [];
+  const folded: Site[][] = [];
+  for (const hit of group.hits) {
+    budget -= 1;
+    const all = sites(hit);
+    const take = Math.max(0, Math.min(budget, all.length));
+    budget -= take;
+    visible.push(all.slice(0, take));
+    folded.push(all.slice(take));
+  }
+  return { shown: visible, folded };
+}
+
+/** Every site of a file: each result's own line and its other matches. */
+export function siteCount(group: FileGroup): number {
+  return group.hits.reduce((count, hit) => count + 1 + sites(hit).length, 0);
+}
+
+// The engine's notes that say the target does not exist (fourfold.engine.absence): the answer is a guess.
+const ABSENCE = /^no (definition of|symbol named|exact match for) |occurs nowhere in this workspace/;
+
+/** The "no definition of X; similar names: …" line of an answer whose target does not exist, or null. */
+export function notFound(answer: SearchAnswer): string | null {
+  const notes = answer.notes ?? [];
+  return notes.find((note) => ABSENCE.test(note))
+    ?? (answer.results.some((result) => result.approximate) && notes.length > 0 ? notes[0] : null);
 }
 
 /** 1-based line for display (LSP lines are 0-based). */
@@ -139,6 +205,7 @@ function plural(count: number, word: string): string {
 /** The header: query, intent with confidence, fusion strategy, preset, total time, per-modality work. */
 export function header(answer: SearchAnswer): Header {
   const files = groupByFile(answer.results).length;
+  const missing = notFound(answer);
   return {
     query: answer.query,
     intent: answer.intent,
@@ -156,7 +223,8 @@ export function header(answer: SearchAnswer): Header {
       const label = report.ran ? `${modality}: ${plural(report.hits, 'hit')}, ${formatMs(report.ms)}` : `${modality}: not run`;
       return [{ modality, ran: report.ran, hits: report.hits, label }];
     }),
-    notes: [...(answer.notes ?? []), ...(answer.partial ? ['The index is still being built: more results may appear.'] : [])],
+    notFound: missing,
+    notes: [...(answer.notes ?? []).filter((note) => note !== missing), ...(answer.partial ? ['The index is still being built: more results may appear.'] : [])],
   };
 }
 

@@ -39,9 +39,31 @@ test('empty answer renders the empty state, a failure says what failed', () => {
   assert.match(failed, /failed: the server is not running: boom/);
 });
 
-test('other matches are folded under their result', () => {
+test('every call site shows its code line: five a file, the rest under an expandable +N more', () => {
+  const html = renderPage({ kind: 'answer', answer: answer('callers'), backend: 'none' }, assets);
+  const busy = html.slice(html.indexOf('class="path">busy.py<'), html.indexOf('class="path">calm.py<'));
+  assert.match(busy, /class="count" title="12 sites in this file">12</);
+  const [shown, folded] = busy.split('<details class="more">');
+  assert.equal((shown.match(/class="hit site"/g) ?? []).length, 4, 'the result line and four sites');
+  assert.match(shown, /data-range="5,14,5,18"[^>]*><span class="line">Ln 6<\/span><code class="snippet">value_1 = tick\(1\)<\/code>/);
+  assert.match(folded, /^<summary tabindex="-1">\+7 more in this file<\/summary>/);
+  assert.equal((folded.match(/class="hit site"/g) ?? []).length, 7);
+  assert.match(folded, /Ln 16<\/span><code class="snippet">value_11 = tick\(11\)</);
+  const calm = html.slice(html.indexOf('class="path">calm.py<'));
+  assert.doesNotMatch(calm, /<details/);
+  assert.match(calm, /clock\.tick\(2\)/);
+});
+
+test('a missing target is said first in the header and its guesses are flagged', () => {
+  const html = renderPage({ kind: 'answer', answer: answer('absent'), backend: 'none' }, assets);
+  assert.match(html, /<header id="summary"><p class="not-found" role="status">no definition of parseConfg; similar names: parseConfig/);
+  assert.match(html, /class="badge flag-approximate"/);
+  const exact = renderPage({ kind: 'answer', answer: answer('definition'), backend: 'none' }, assets);
+  assert.doesNotMatch(exact, /not-found|flag-approximate/);
+});
+
+test('hub boost is flagged on a real fused answer', () => {
   const html = renderPage({ kind: 'answer', answer: answer('fused'), backend: 'none' }, assets);
-  assert.match(html, /<details class="more"><summary[^>]*>\d+ more match(es)? in this file/);
   assert.match(html, /hub ×1\.\d\d/);
 });
 

@@ -1,14 +1,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { SearchResult } from '../src/protocol';
-import { badges, emptyState, flags, groupByFile, header, otherMatches } from '../src/results';
+import { badges, emptyState, flags, foldSites, groupByFile, header, notFound, siteCount, sites } from '../src/results';
 import { answer } from './fixtures';
 
 function result(overrides: Partial<SearchResult>): SearchResult {
   return {
     uri: 'file:///w/a.py', path: 'a.py', range: { start: { line: 0, character: 0 }, end: { line: 1, character: 0 } },
     symbol: 'f', kind: 'function', container: null, language: 'python', snippet: 'def f():', score: 1,
-    contributions: {}, ranks: {}, boost: 1, demoted: false, matches: [], ...overrides,
+    contributions: {}, ranks: {}, boost: 1, demoted: false, matches: [], defines: false, prior: 1, coherence: 0,
+    approximate: false, via: [], ...overrides,
   };
 }
 
@@ -48,9 +49,10 @@ test('flags: hub boost above noise and demotion', () => {
   assert.deepEqual(flags(result({ boost: 1.26, demoted: true })).map((f) => f.label), ['hub ×1.26', 'demoted']);
 });
 
-test('otherMatches leaves out the line the result starts on', () => {
+test('sites leave out the line the result starts on', () => {
   const on = (line: number) => ({ start: { line, character: 0 }, end: { line, character: 3 } });
-  assert.deepEqual(otherMatches(result({ range: { start: { line: 3, character: 0 }, end: { line: 9, character: 0 } }, matches: [on(3), on(7)] })), [on(7)]);
+  const found = sites(result({ range: { start: { line: 3, character: 0 }, end: { line: 9, character: 0 } }, matches: [on(3), on(7)], match_lines: ['a()', 'b()'] }));
+  assert.deepEqual(found, [{ range: on(7), code: 'b()' }]);
 });
 
 test('header of a direct definition answer', () => {
@@ -82,4 +84,48 @@ test('emptyState of a plain miss suggests what to try', () => {
   assert.match(state.title, /No results for “where is parseConfig defined”/);
   assert.ok(!state.hints.some((hint) => /Semantic search is off/.test(hint)));
   assert.ok(state.hints.some((hint) => /thorough/.test(hint)));
+});
+
+test('sites: every call site of a real answer with its code line, in line order, the own line left out', () => {
+  const [busy, calm] = answer('callers').results;
+  const found = sites(busy);
+  assert.equal(found.length, 11);
+  assert.deepEqual(found.map((site) => site.range.start.line + 1), Array.from({ length: 11 }, (_, n) => n + 6));
+  assert.deepEqual(found.map((site) => site.code), Array.from({ length: 11 }, (_, n) => `value_${n + 1} = tick(${n + 1})`));
+  assert.deepEqual(sites(calm).map((site) => site.code), ['clock.tick(1)', 'clock.tick(2)']);
+});
+
+test('sites without match_lines (an older server) still list each line, with no code', () => {
+  const on = (line: number) => ({ start: { line, character: 4 }, end: { line, character: 8 } });
+  const found = sites(result({ matches: [on(9), on(4), on(9)] }));
+  assert.deepEqual(found.map((site) => [site.range.start.line, site.code]), [[4, ''], [9, '']]);
+});
+
+test('foldSites: five lines a file are shown, the rest fold; siteCount counts them all', () => {
+  const [busy, calm] = groupByFile(answer('callers').results);
+  assert.equal(siteCount(busy), 12);
+  assert.equal(siteCount(calm), 3);
+  const folded = foldSites(busy);
+  assert.equal(folded.shown[0].length, 4, 'five lines: the result and four sites');
+  assert.equal(folded.folded[0].length, 7);
+  assert.deepEqual(foldSites(calm).folded, [[]]);
+  const split = foldSites({ ...busy, hits: [busy.hits[0], calm.hits[0]] }, 12);
+  assert.deepEqual([split.shown[0].length, split.shown[1].length, split.folded[1].length], [11, 0, 2]);
+});
+
+test('notFound: the "no definition of X; similar names" note of a real answer; flags mark its guesses', () => {
+  const absent = answer('absent');
+  assert.match(notFound(absent) ?? '', /^no definition of parseConfg; similar names: parseConfig/);
+  assert.ok(absent.results.length > 0 && absent.results.every((row) => row.approximate));
+  assert.ok(absent.results.every((row) => flags(row).some((flag) => flag.kind === 'approximate')));
+  const head = header(absent);
+  assert.equal(head.notFound, notFound(absent));
+  assert.ok(!head.notes.includes(head.notFound ?? ''), 'said once, first');
+  assert.equal(notFound(answer('definition')), null);
+  assert.equal(header(answer('definition')).notFound, null);
+});
+
+test('flags: a caller matched by name only is marked, a resolved one is not', () => {
+  assert.deepEqual(flags(result({ resolved: false })).map((f) => f.kind), ['unresolved']);
+  assert.deepEqual(flags(result({ resolved: true })), []);
 });
