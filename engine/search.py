@@ -197,7 +197,9 @@ def result_dict(result: FusedResult, snapshot: Snapshot | None, folder: str | No
         "kind": result.kind,
         "container": container,
         "language": result.language,
-        "snippet": result.snippet,
+        # a graph hit (a call or use site) has no snippet of its own: its code line is one
+        "snippet": result.snippet or (snapshot.line(result.path, result.span.start_line).strip()[:MATCH_LINE_CHARS]
+                                      if snapshot is not None else ""),
         "score": round(result.score, 6),
         "contributions": {m: round(v, 6) for m, v in result.contributions.items()},
         "ranks": dict(result.ranks),

@@ -364,3 +364,4 @@ def test_every_match_carries_its_code_line(tmp_path: Path) -> None:
     assert len(busy["match_lines"]) == len(busy["matches"]) >= 8
     assert busy["match_lines"] == [lines[m["start"]["line"]].strip() for m in busy["matches"]]
     assert all("tick(" in line for line in busy["match_lines"])
+    assert busy["snippet"] == lines[busy["range"]["start"]["line"]].strip()  # a call site's snippet is its line
