@@ -18,6 +18,7 @@ import itertools
 import logging
 import math
 import os
+import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -28,10 +29,13 @@ from typing import Any, Protocol
 import numpy as np
 
 __all__ = [
+    "CODE_MODEL_FOLDER",
     "LOCAL_LIMITS",
     "VOYAGE_LIMITS",
     "Backend",
     "BudgetExceeded",
+    "CodeBackend",
+    "CodeModel",
     "EmbeddingError",
     "FallbackBackend",
     "LocalBackend",
@@ -40,6 +44,8 @@ __all__ = [
     "RetryPolicy",
     "VoyageBackend",
     "VoyageLimits",
+    "code_bag",
+    "load_code_model",
     "make_backend",
 ]
 
@@ -204,6 +210,124 @@ class LocalBackend:
             (np.ones(flat.shape[0], dtype=np.float32), flat, indptr), shape=(len(ids), embedding.shape[0])
         )
         return _normalised(np.asarray(counts @ embedding, dtype=np.float32))
+
+
+CODE_MODEL_FOLDER = Path(__file__).parent / "models" / "code"
+# The code model reads what WordLlama reads of a chunk (LocalLimits.max_tokens x max_chars_per_token
+# characters): chunk text puts path, name, signature and doc first, and the body's head carries
+# the rest of its topic.
+CODE_MAX_CHARS = 4096
+# Words as `fourfold.engine.tokens` finds them; each word is then split into its code tokens.
+_WORD = re.compile(r"\w+")
+
+
+def code_bag(text: str, lookup: Callable[[str], tuple[int, ...]]) -> tuple[list[int], list[float]]:
+    """Vocabulary ids of a text's code tokens and their weights, 1 + ln(count): a token repeated
+    forty times in a body says more than one said once, but not forty times more.
+
+    The tokens are `fourfold.engine.tokens`' (identifiers split at camelCase/snake_case, lowercased,
+    stop words dropped, light stemming, compounds kept), the same at training, index and query time;
+    `lookup` maps a word to its tokens' ids (unknown tokens have none).
+    """
+    counts: dict[int, int] = {}
+    for word in _WORD.findall(text[:CODE_MAX_CHARS]):
+        for index in lookup(word):
+            counts[index] = counts.get(index, 0) + 1
+    ids = list(counts)
+    return ids, [1.0 + math.log(count) for count in counts.values()]
+
+
+@dataclass(frozen=True)
+class CodeModel:
+    """Fourfold's own static code model: one vector per code token (see models/code/MODEL_CARD.md)."""
+
+    name: str
+    vocabulary: dict[str, int]
+    vectors: np.ndarray  # float32, (len(vocabulary), dims); token weights are baked into the rows
+
+    @property
+    def dims(self) -> int:
+        return int(self.vectors.shape[1])
+
+    @functools.cached_property
+    def lookup(self) -> Callable[[str], tuple[int, ...]]:
+        """Word -> ids of its known tokens, memoised: code repeats its vocabulary heavily."""
+        from .tokens import WORD_CACHE_SIZE, code_tokens
+
+        vocabulary = self.vocabulary
+
+        @functools.lru_cache(maxsize=WORD_CACHE_SIZE)
+        def ids(word: str) -> tuple[int, ...]:
+            return tuple(vocabulary[token] for token in code_tokens(word) if token in vocabulary)
+
+        return ids
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """L2-normalised weighted sums of token vectors, one sparse product per batch."""
+        import scipy.sparse
+
+        indptr = [0]
+        indices: list[int] = []
+        weights: list[float] = []
+        for text in texts:
+            ids, row_weights = code_bag(text, self.lookup)
+            indices.extend(ids)
+            weights.extend(row_weights)
+            indptr.append(len(indices))
+        bags = scipy.sparse.csr_matrix(
+            (np.asarray(weights, dtype=np.float32), np.asarray(indices, dtype=np.int64), np.asarray(indptr)),
+            shape=(len(texts), self.vectors.shape[0]),
+        )
+        return _normalised(np.asarray(bags @ self.vectors, dtype=np.float32))
+
+
+@functools.cache
+def load_code_model(folder: Path = CODE_MODEL_FOLDER) -> CodeModel:
+    """The shipped code model: `vectors.npy` (float16), `vocab.txt` (one token a line, row order)
+    and `config.json` (its name); numpy only, nothing is ever downloaded."""
+    import json
+
+    config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    tokens = (folder / "vocab.txt").read_text(encoding="utf-8").split("\n")
+    vectors = np.load(folder / "vectors.npy", allow_pickle=False).astype(np.float32)
+    if vectors.shape[0] != len(tokens):
+        raise EmbeddingError(f"code model: {vectors.shape[0]} vectors for {len(tokens)} vocabulary entries")
+    return CodeModel(str(config["name"]), {token: index for index, token in enumerate(tokens)}, vectors)
+
+
+class CodeBackend:
+    """Fourfold's code model: a WordLlama start fine-tuned on (doc comment, definition) pairs mined
+    from open-source packages in every parsed language; as fast as WordLlama, numpy only."""
+
+    name = "code"
+    fallback_reason: str | None = None
+
+    def __init__(self, folder: Path = CODE_MODEL_FOLDER, batch_size: int = LOCAL_LIMITS.batch_size) -> None:
+        self._folder = folder
+        self._batch_size = batch_size
+
+    def __repr__(self) -> str:
+        return f"CodeBackend(model={self.model!r}, dims={self.dims})"
+
+    @property
+    def model(self) -> str:
+        return load_code_model(self._folder).name
+
+    @property
+    def dims(self) -> int:
+        return load_code_model(self._folder).dims
+
+    def begin_run(self) -> None:
+        """Nothing to reset: the model is local and has no budget."""
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        model = load_code_model(self._folder)
+        size = self._batch_size
+        parts = [model.embed(texts[start : start + size]) for start in range(0, len(texts), size)]
+        return np.concatenate(parts) if parts else np.zeros((0, model.dims), dtype=np.float32)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return load_code_model(self._folder).embed([text])[0]
 
 
 class NoneBackend:
@@ -463,10 +587,12 @@ def make_backend(
     if choice in ("none", "off"):
         return NoneBackend()
     local = LocalBackend()
-    if choice == "local":
+    if choice in ("local", "wordllama"):
         return local
     if choice == "minilm":
         return _minilm_backend(local)
+    if choice == "code":
+        return CodeBackend()
     if choice != "voyage":
         return FallbackBackend(None, local, f"unknown semantic backend {name!r}; using the local model")
     key = api_key or os.environ.get("VOYAGE_API_KEY", "")
