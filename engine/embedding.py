@@ -284,7 +284,7 @@ class CodeModel:
 @functools.cache
 def load_code_model(folder: Path = CODE_MODEL_FOLDER) -> CodeModel:
     """The shipped code model: `vectors.npy` (float16), `vocab.txt` (one token a line, row order)
-    and `config.json` (its name); numpy only, nothing is ever downloaded."""
+    and `config.json` (its name and the digest of its vectors); numpy only, nothing is ever downloaded."""
     import json
 
     config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
@@ -292,7 +292,10 @@ def load_code_model(folder: Path = CODE_MODEL_FOLDER) -> CodeModel:
     vectors = np.load(folder / "vectors.npy", allow_pickle=False).astype(np.float32)
     if vectors.shape[0] != len(tokens):
         raise EmbeddingError(f"code model: {vectors.shape[0]} vectors for {len(tokens)} vocabulary entries")
-    return CodeModel(str(config["name"]), {token: index for index, token in enumerate(tokens)}, vectors)
+    # The digest of the vectors is part of the name: embedding caches are keyed by model name, and
+    # a retrained model must never be served vectors its predecessor made.
+    name = f"{config['name']}-{config['digest']}"
+    return CodeModel(name, {token: index for index, token in enumerate(tokens)}, vectors)
 
 
 class CodeBackend:
