@@ -125,7 +125,7 @@ class Encoded:
         weights: list[float] = []
         offsets = [0]
         for text in texts:
-            row_ids, row_weights = code_bag(text, lookup)
+            row_ids, row_weights, _ = code_bag(text, lookup)
             ids.extend(row_ids)
             weights.extend(row_weights)
             offsets.append(len(ids))

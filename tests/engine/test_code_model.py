@@ -12,6 +12,7 @@ import numpy as np
 from fourfold.engine.embedding import (
     CODE_MODEL_FOLDER,
     CodeBackend,
+    CodeModel,
     code_bag,
     load_code_model,
     make_backend,
@@ -46,7 +47,7 @@ def test_shipped_files_load_and_agree() -> None:
     shipped = np.load(CODE_MODEL_FOLDER / "vectors.npy")
     assert shipped.dtype == np.float16
     digest = hashlib.sha256(shipped.tobytes()).hexdigest()[:12]
-    assert model.name == f"{config['name']}-{digest}", "a retrained model gets a new cache identity"
+    assert model.name.startswith(f"{config['name']}-{digest}"), "a retrained model gets a new cache identity"
 
 
 def test_embeddings_are_normalised_and_deterministic() -> None:
@@ -63,8 +64,8 @@ def test_embeddings_are_normalised_and_deterministic() -> None:
 
 def test_identifiers_are_split_the_same_way_at_index_and_query_time() -> None:
     model = load_code_model()
-    ids, weights = code_bag("parseConfigFile parse_config_file", model.lookup)
-    words, _ = code_bag("parse config file", model.lookup)
+    ids, weights, _ = code_bag("parseConfigFile parse_config_file", model.lookup)
+    words, _, _ = code_bag("parse config file", model.lookup)
     assert set(words) <= set(ids), "the words of a camelCase and a snake_case name are the query's words"
     assert max(weights) > 1.0, "a repeated token weighs more than one said once"
 
@@ -79,6 +80,19 @@ def test_a_description_is_nearest_its_own_definition() -> None:
     ):
         scores = chunks @ backend.embed_query(question)
         assert int(np.argmax(scores)) == own, (question, scores)
+
+
+def test_words_outside_the_vocabulary_still_match_themselves() -> None:
+    model = load_code_model()
+    assert "kleislicompos" not in model.vocabulary and "zzyzx" not in model.vocabulary
+    texts = ["object Kleisli:\n  def kleisliCompose(f, g) = f andThen g", "def zzyzx_handler(): pass"]
+    with_fallback = model.embed(texts)
+    assert np.allclose(np.linalg.norm(with_fallback, axis=1), 1.0, atol=1e-5)
+    query = model.embed(["kleisliCompose"])[0]
+    assert int(np.argmax(with_fallback @ query)) == 0
+    plain = CodeModel(model.name, model.vocabulary, model.vectors, fallback=False).embed(["zzyzx"])
+    assert not plain.any(), "without the fallback an unknown word has no vector"
+    assert model.embed(["zzyzx"]).any(), "with it, WordLlama gives it one"
 
 
 def test_make_backend_and_settings_know_the_code_backend() -> None:
