@@ -16,7 +16,7 @@ from .profiles import DEMOTE_FACTOR
 from .profiles import PRESETS as PRESET_TABLE
 
 PRESETS = tuple(PRESET_TABLE)
-BACKENDS = ("local", "minilm", "voyage", "none")
+BACKENDS = ("local", "code", "wordllama", "minilm", "voyage", "none")
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,335 @@
+"""Build Fourfold's code model from one command:
+
+    python train/build_model.py --sources train/sources.txt --seed 0 --out engine/models/code/
+
+1. fetch the pinned package sources (train/fetch.py) into the corpus folder (default /work/corpora/train);
+2. mine (description, code) pairs from them with Fourfold's own parser (train/pairs.py);
+3. choose a vocabulary of code tokens (`fourfold.engine.tokens`, the tokenizer the index uses);
+4. start every token's vector from WordLlama's l2_supercat embedding of the word, scaled by its IDF;
+5. fine-tune all vectors with a symmetric in-batch-negatives contrastive loss (InfoNCE) on the
+   training packages' pairs, measuring recall@1/@10 on the held-out packages after every epoch and
+   keeping the best epoch;
+6. write float16 vectors, the vocabulary, config.json and MODEL_CARD.md into --out.
+
+Needs the `train` extra (torch, CPU build); the shipped model needs numpy only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import random
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from fetch import fetch, read_sources
+from pairs import Pair, mine
+
+from fourfold.engine.embedding import _wordllama_model, code_bag
+from fourfold.engine.tokens import code_tokens, split_identifier, stem
+
+
+@dataclass(frozen=True)
+class Hyper:
+    """Training choices; each is reported in the model card."""
+
+    vocabulary: int = 50_000
+    min_document_frequency: int = 3
+    dims: int = 256
+    epochs: int = 6
+    batch: int = 1024
+    learning_rate: float = 0.02
+    temperature: float = 0.05
+    # Share of each vector's drift from its WordLlama start undone after every step: keeps the
+    # English meaning of words the pairs rarely show (0 = plain fine-tuning).
+    anchor: float = 0.0
+    validation_pool: int = 2000
+
+
+def _split_words(text: str) -> list[str]:
+    return [w for w in "".join(c if c.isalnum() or c == "_" else " " for c in text).split() if w]
+
+
+def build_vocabulary(pairs: list[Pair], hyper: Hyper) -> tuple[list[str], np.ndarray, int]:
+    """The most document-frequent tokens of the training texts, their document frequencies, and
+    the number of texts counted."""
+    frequency: Counter[str] = Counter()
+    texts = 0
+    for pair in pairs:
+        for text in (pair.description, pair.code):
+            frequency.update(set(code_tokens(text)))
+            texts += 1
+    kept = [(token, count) for token, count in frequency.items() if count >= hyper.min_document_frequency]
+    kept.sort(key=lambda item: (-item[1], item[0]))
+    kept = kept[: hyper.vocabulary]
+    return [token for token, _ in kept], np.array([count for _, count in kept], dtype=np.float64), texts
+
+
+def initial_vectors(tokens: list[str], frequency: np.ndarray, texts: int, pairs: list[Pair]) -> np.ndarray:
+    """WordLlama's vector of each token's usual word form, unit length, scaled by the token's IDF."""
+    embedding, tokenizer = _wordllama_model(64)
+    sample = [word for pair in pairs[:60_000] for word in _split_words(pair.description + " " + pair.code[:600])]
+    surface = _surface_forms(tokens, sample)
+    encodings = tokenizer.encode_batch_fast([surface[token] for token in tokens], add_special_tokens=False)
+    vectors = np.zeros((len(tokens), embedding.shape[1]), dtype=np.float32)
+    for row, encoding in enumerate(encodings):
+        ids = [i for i in encoding.ids if 0 <= i < embedding.shape[0]]
+        if ids:
+            vectors[row] = np.asarray(embedding[ids], dtype=np.float32).sum(axis=0)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    vectors = np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
+    idf = np.log(texts / frequency).astype(np.float32)
+    return vectors * idf[:, None]
+
+
+def _surface_forms(tokens: list[str], words: list[str]) -> dict[str, str]:
+    """Token -> the identifier part or word it most often stands for in the corpus."""
+    wanted = set(tokens)
+    forms: dict[str, Counter[str]] = {}
+    for word in words:
+        parts = split_identifier(word)
+        candidates = [(stem(part), part) for part in parts]
+        if len(parts) > 1:
+            candidates.append((word.lower(), " ".join(parts)))
+        for token, form in candidates:
+            if token in wanted:
+                forms.setdefault(token, Counter())[form] += 1
+    return {token: forms[token].most_common(1)[0][0] if token in forms else token for token in tokens}
+
+
+class Encoded:
+    """Texts as flat id/weight arrays with offsets, ready for EmbeddingBag."""
+
+    def __init__(self, texts: list[str], vocabulary: dict[str, int]) -> None:
+        cache: dict[str, tuple[int, ...]] = {}
+
+        def lookup(word: str) -> tuple[int, ...]:
+            found = cache.get(word)
+            if found is None:
+                found = tuple(vocabulary[t] for t in code_tokens(word) if t in vocabulary)
+                cache[word] = found
+            return found
+
+        ids: list[int] = []
+        weights: list[float] = []
+        offsets = [0]
+        for text in texts:
+            row_ids, row_weights, _ = code_bag(text, lookup)
+            ids.extend(row_ids)
+            weights.extend(row_weights)
+            offsets.append(len(ids))
+        self.ids = torch.tensor(ids, dtype=torch.long)
+        self.weights = torch.tensor(weights, dtype=torch.float32)
+        self.offsets = torch.tensor(offsets, dtype=torch.long)
+
+    def batch(self, rows: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """The bags of `rows`, gathered without a Python loop over rows."""
+        starts, ends = self.offsets[rows], self.offsets[rows + 1]
+        lengths = ends - starts
+        offsets = torch.cat([torch.zeros(1, dtype=torch.long), torch.cumsum(lengths, 0)[:-1]])
+        index = torch.arange(int(lengths.sum())) - torch.repeat_interleave(offsets - starts, lengths)
+        return self.ids[index], self.weights[index], offsets
+
+
+def _embed(bag: torch.nn.EmbeddingBag, data: Encoded, rows: torch.Tensor) -> torch.Tensor:
+    ids, weights, offsets = data.batch(rows)
+    return F.normalize(bag(ids, offsets, per_sample_weights=weights), dim=1)
+
+
+def recall(bag: torch.nn.EmbeddingBag, queries: Encoded, codes: Encoded, count: int) -> tuple[float, float]:
+    """Recall@1 and @10 of finding each held-out description's own code among all `count` codes."""
+    with torch.no_grad():
+        rows = torch.arange(count)
+        q, c = _embed(bag, queries, rows), _embed(bag, codes, rows)
+        scores = q @ c.T
+        # The own score is read off the same product: recomputed apart, rounding could rank a
+        # description's own code above itself.
+        ranks = (scores > scores.diagonal()[:, None]).sum(1)
+    return float((ranks < 1).float().mean()), float((ranks < 10).float().mean())
+
+
+def train(
+    vectors: np.ndarray, train_pairs: list[Pair], val_pairs: list[Pair], vocabulary: dict[str, int], hyper: Hyper,
+    seed: int, log: list[str],
+) -> np.ndarray:  # fmt: skip
+    """Fine-tune the vectors; returns those of the epoch with the best held-out recall@10."""
+    torch.manual_seed(seed)
+    generator = torch.Generator().manual_seed(seed)
+    descriptions = Encoded([p.description for p in train_pairs], vocabulary)
+    codes = Encoded([p.code for p in train_pairs], vocabulary)
+    val_q = Encoded([p.description for p in val_pairs[: hyper.validation_pool]], vocabulary)
+    val_c = Encoded([p.code for p in val_pairs[: hyper.validation_pool]], vocabulary)
+    pool = min(hyper.validation_pool, len(val_pairs))
+    bag = torch.nn.EmbeddingBag(vectors.shape[0], vectors.shape[1], mode="sum")
+    with torch.no_grad():
+        bag.weight.copy_(torch.from_numpy(vectors))
+    optimiser = torch.optim.Adam(bag.parameters(), lr=hyper.learning_rate)
+    labels = torch.arange(hyper.batch)
+    start = torch.from_numpy(vectors).clone()
+    best = recall(bag, val_q, val_c, pool)
+    best_vectors = bag.weight.detach().clone()
+    _say(log, f"epoch 0 (WordLlama start): held-out recall@1 {best[0]:.3f} recall@10 {best[1]:.3f}")
+    steps = len(train_pairs) // hyper.batch
+    for epoch in range(1, hyper.epochs + 1):
+        started = time.time()
+        order = torch.randperm(len(train_pairs), generator=generator)
+        total = 0.0
+        for step in range(steps):
+            rows = order[step * hyper.batch : (step + 1) * hyper.batch]
+            q, c = _embed(bag, descriptions, rows), _embed(bag, codes, rows)
+            logits = q @ c.T / hyper.temperature
+            loss = (F.cross_entropy(logits, labels) + F.cross_entropy(logits.T, labels)) / 2
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+            if hyper.anchor:
+                with torch.no_grad():
+                    bag.weight.sub_(hyper.anchor * (bag.weight - start))
+            total += float(loss.detach())
+        at1, at10 = recall(bag, val_q, val_c, pool)
+        _say(
+            log,
+            f"epoch {epoch}: loss {total / max(steps, 1):.3f}, held-out recall@1 {at1:.3f} recall@10 {at10:.3f} "
+            f"({time.time() - started:.0f} s)",
+        )
+        if at10 > best[1]:
+            best, best_vectors = (at1, at10), bag.weight.detach().clone()
+    _say(log, f"kept: held-out recall@1 {best[0]:.3f} recall@10 {best[1]:.3f}")
+    return best_vectors.numpy()
+
+
+def _say(log: list[str], line: str) -> None:
+    print(line, flush=True)
+    log.append(line)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sources", type=Path, default=Path("train/sources.txt"))
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", type=Path, default=Path("engine/models/code"))
+    parser.add_argument("--corpus", type=Path, default=Path("/work/corpora/train"))
+    parser.add_argument("--vocabulary", type=int, default=Hyper.vocabulary)
+    parser.add_argument("--epochs", type=int, default=Hyper.epochs)
+    parser.add_argument("--learning-rate", type=float, default=Hyper.learning_rate)
+    parser.add_argument("--anchor", type=float, default=Hyper.anchor)
+    parser.add_argument("--name", default="fourfold-code-v1")
+    args = parser.parse_args()
+    hyper = Hyper(vocabulary=args.vocabulary, epochs=args.epochs, learning_rate=args.learning_rate, anchor=args.anchor)
+    torch.set_num_threads(2)
+    random.seed(args.seed)
+    started = time.time()
+    log: list[str] = []
+
+    sources = read_sources(args.sources)
+    folders = fetch(sources, args.corpus)
+    by_package = mine(folders, args.corpus / "pairs", args.seed)
+    held_out = {s.name for s in sources if s.holdout}
+    train_pairs = [p for name, pairs in by_package.items() if name not in held_out for p in pairs]
+    val_pairs = [p for name, pairs in by_package.items() if name in held_out for p in pairs]
+    random.Random(args.seed).shuffle(train_pairs)
+    random.Random(args.seed + 1).shuffle(val_pairs)
+    languages = Counter(p.language for p in train_pairs)
+    _say(log, f"{len(folders)} packages fetched; {len(train_pairs)} training pairs, {len(val_pairs)} held-out pairs")
+    _say(log, "training pairs by language: " + ", ".join(f"{k} {v}" for k, v in languages.most_common()))
+
+    tokens, frequency, texts = build_vocabulary(train_pairs, hyper)
+    vocabulary = {token: index for index, token in enumerate(tokens)}
+    vectors = initial_vectors(tokens, frequency, texts, train_pairs)
+    _say(log, f"vocabulary {len(tokens)} tokens x {vectors.shape[1]} dims")
+    trained = train(vectors, train_pairs, val_pairs, vocabulary, hyper, args.seed, log)
+
+    args.out.mkdir(parents=True, exist_ok=True)
+    shipped = trained.astype(np.float16)
+    np.save(args.out / "vectors.npy", shipped, allow_pickle=False)
+    (args.out / "vocab.txt").write_text("\n".join(tokens), encoding="utf-8")
+    digest = hashlib.sha256(args.sources.read_bytes()).hexdigest()[:16]
+    config = {
+        "name": args.name,
+        "dims": int(trained.shape[1]),
+        "vocabulary": len(tokens),
+        "seed": args.seed,
+        "digest": hashlib.sha256(shipped.tobytes()).hexdigest()[:12],
+        "sources_sha256": digest,
+        "hyper": hyper.__dict__,
+        "packages": sorted(folders),
+        "held_out": sorted(held_out & set(folders)),
+        "training_pairs": len(train_pairs),
+        "held_out_pairs": len(val_pairs),
+        "languages": dict(languages.most_common()),
+        "log": log,
+        "minutes": round((time.time() - started) / 60, 1),
+    }
+    (args.out / "config.json").write_text(json.dumps(config, indent=1) + "\n", encoding="utf-8")
+    (args.out / "MODEL_CARD.md").write_text(model_card(config, sources, folders), encoding="utf-8")
+    _say(log, f"wrote {args.out} in {math.ceil(time.time() - started)} s")
+
+
+def model_card(config: dict[str, object], sources: list, folders: dict[str, Path]) -> str:
+    """The model card: what the model is, what it was trained on, how to rebuild it, how good it is.
+    Search-quality figures measured after the build live in train/MODEL_CARD_QUALITY.md and are
+    appended as they are."""
+    hyper = config["hyper"]
+    assert isinstance(hyper, dict)
+    by_kind = Counter(s.kind for s in sources if s.name in folders)
+    languages = config["languages"]
+    assert isinstance(languages, dict)
+    log = config["log"]
+    assert isinstance(log, list)
+    lines = [
+        f"# {config['name']}: Fourfold's static code-search embedding",
+        "",
+        "A token-embedding matrix over Fourfold's code-aware tokens (`fourfold.engine.tokens`: identifiers",
+        "split at camelCase/snake_case, lowercased, stop words dropped, light stemming, compounds kept).",
+        "A text's vector is the sum of its tokens' vectors weighted 1 + ln(count), L2-normalised; token",
+        "importance is baked into the vectors' lengths. Loading and embedding need numpy and scipy only.",
+        "",
+        "## Size",
+        f"- vocabulary: {config['vocabulary']} tokens; dimensions: {config['dims']}; float16 `vectors.npy`",
+        "",
+        "## Data",
+        f"- {len(folders)} packages ({', '.join(f'{v} {k}' for k, v in sorted(by_kind.items()))}), pinned in",
+        f"  `train/sources.txt` (sha256 prefix {config['sources_sha256']}); never a benchmark repository.",
+        f"- {config['training_pairs']} (description, code) pairs for training: the first sentences of a doc",
+        "  comment or docstring, and the definition's chunk text (path, kind, name words, signature, body)",
+        "  with the doc taken out, mined with Fourfold's own parser.",
+        "- by language: " + ", ".join(f"{k} {v}" for k, v in languages.items()),
+        f"- held out for validation (whole packages): {', '.join(config['held_out'])}"  # type: ignore[arg-type]
+        f" ({config['held_out_pairs']} pairs)",
+        "",
+        "## Training",
+        "- start: each token's vector is WordLlama l2_supercat's embedding of its usual word form, unit",
+        "  length, times the token's IDF over the training texts",
+        f"- symmetric InfoNCE with in-batch negatives, temperature {hyper['temperature']}, batch {hyper['batch']},",
+        f"  Adam lr {hyper['learning_rate']}, anchor {hyper['anchor']} (share of the drift from the start",
+        f"  undone per step), {hyper['epochs']} epochs; the epoch with the best held-out",
+        "  recall@10 is kept",
+        f"- seed {config['seed']}; {config['minutes']} minutes on 2 CPU cores",
+        "- command: `python train/build_model.py --sources train/sources.txt --seed 0 --out engine/models/code/`",
+        "  (needs the `train` extra: `pip install -e '.[train]'`)",
+        "",
+        "## Held-out retrieval (description -> its own code among "
+        f"{min(hyper['validation_pool'], config['held_out_pairs'])} held-out definitions)",  # type: ignore[type-var]
+        "",
+        *(f"- {line}" for line in log if line.startswith(("epoch", "kept"))),
+        "",
+    ]
+    quality = Path(__file__).parent / "MODEL_CARD_QUALITY.md"
+    if quality.exists():
+        lines.append(quality.read_text(encoding="utf-8").rstrip() + "\n")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    main()
