@@ -48,7 +48,10 @@ __all__ = [
     "Decomposed",
     "Part",
     "PartResult",
+    "defining_files",
     "fuse_files",
+    "issue_prior",
+    "part_request",
     "plan",
     "search_decomposed",
     "should_decompose",
@@ -490,7 +493,7 @@ def part_request(part: Part, request: SearchRequest, preset: str, semantic: bool
     return replace(request, query=part.query, intent=part.intent, modes=modes, limit=PART_DEPTH)
 
 
-def issue_prior(question: str) -> Callable[[str], float]:
+def issue_prior(question: str, non_code: float = NON_CODE_PRIOR) -> Callable[[str], float]:
     """What a path says about a file as the place an issue is fixed: the understanding priors (tests,
     examples, docs lowered unless `question` asks for them), and files that are no code at all
     (changelogs, CI configs, issue templates) lowered further."""
@@ -499,7 +502,7 @@ def issue_prior(question: str) -> Callable[[str], float]:
         factor = path_prior(path, question)
         language = detect_language(path)
         if language is None or language in DOC_LANGUAGES:
-            factor *= NON_CODE_PRIOR
+            factor *= non_code
         return factor
 
     return prior
@@ -559,7 +562,7 @@ def respond(
     from .search import ModalityReport, SearchResponse  # search.py imports this module: not at the top
 
     answer = search_decomposed(request, {path: record.language for path, record in snapshot.files.items()},
-                               lambda name: _defining_files(snapshot, name), run, preset, semantic)
+                               lambda name: defining_files(snapshot, name), run, preset, semantic)
     reports: dict[str, ModalityReport] = {}
     for item in answer.parts:
         for modality, report in (item.response.modalities.items() if item.response else ()):
@@ -578,7 +581,7 @@ def respond(
     )
 
 
-def _defining_files(snapshot: Snapshot, name: str) -> int:
+def defining_files(snapshot: Snapshot, name: str) -> int:
     """How many files define `name` as a function, class, method or type (fields and variables do not count)."""
     return len({symbol.path for symbol in snapshot.symbols.definitions(name) if symbol.kind in DEFINITION_KINDS})
 
