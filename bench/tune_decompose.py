@@ -23,9 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from fourfold.engine import SearchRequest, Settings, Workspace, decompose
-from fourfold.engine.decompose import Part, PartResult, fuse_files, part_request, plan
+from fourfold.engine.decompose import Part, PartResult, fuse_files, plan, run_part
 from fourfold.engine.fusion import FusedResult
 from fourfold.engine.records import Span
+from fourfold.engine.search import MAX_QUERY_LENGTH
 from fourfold.lsp.eval_localise import TUNE_REPOS, Instance, load_instances, select
 
 SPAN = Span(0, 0, 0, 0)
@@ -48,14 +49,12 @@ def collect(instances: Sequence[Instance], root: Path, index_dir: Path) -> list[
             defined = partial(decompose.defining_files, snapshot)
             for instance in group:
                 parts = plan(instance.text, snapshot.files, defined)
+                request = SearchRequest(instance.text[:MAX_QUERY_LENGTH])
                 answered = []
                 for part in parts:
-                    if part.paths:
-                        files = list(part.paths)
-                    else:
-                        request = part_request(part, SearchRequest(instance.text), "default", False)
-                        files = [result.path for result in workspace.search(request).results]
-                    answered.append({"source": part.source, "query": part.query[:200], "files": files})
+                    found = run_part(part, request, workspace.search, lambda path: True, "default", False)
+                    answered.append({"source": part.source, "query": part.query[:200],
+                                     "files": [result.path for result in found.results]})
                 rows.append({"id": instance.id, "repo": instance.repo, "gold": list(instance.gold_files),
                              "parts": answered})
             print(f"{name}: {len(group)}", file=sys.stderr, flush=True)

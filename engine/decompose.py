@@ -53,6 +53,7 @@ __all__ = [
     "issue_prior",
     "part_request",
     "plan",
+    "run_part",
     "search_decomposed",
     "should_decompose",
     "split",
@@ -155,7 +156,8 @@ class Part:
     """One search a long text contains: its text, kind (`source`), pinned intent and fusion weight.
 
     `paths` are the files a FILE or MODULE part names (resolved against the index by `plan`); such a
-    part needs no search, its files are the answer.
+    part needs no search, its files are the answer. `within` are the files that define an IDENTIFIER
+    part's name: its search answers only there (a definition lookup also finds names like it).
     """
 
     source: str
@@ -163,6 +165,7 @@ class Part:
     intent: str
     weight: float
     paths: tuple[str, ...] = ()
+    within: tuple[str, ...] = ()
     mentions: int = 1
 
 
@@ -309,8 +312,12 @@ def _imported_names(code: str) -> list[tuple[str, list[str]]]:
 
 
 def _names_in(fragment: str) -> list[str]:
-    """Identifiers inside a backticked fragment: `separability_matrix`, `m.Linear1D(10)`, `a.b.c`."""
-    return [name for name in _NAME.findall(fragment) if not name.isdigit()]
+    """Identifiers a backticked fragment states: the whole of it when it is a name (`separability_matrix`,
+    `a.b.c`: its last part), else the names it calls and the code-shaped ones (`m.Linear1D(10)`), not
+    the plain words of an expression (`is not None`)."""
+    if _NAME.fullmatch(fragment) or _DOTTED.fullmatch(fragment):
+        return [fragment.rsplit(".", 1)[-1]]
+    return [match.group(1) for match in _CALL.finditer(fragment)] + _CODE_SHAPED.findall(fragment)
 
 
 def _ordered(groups: Sequence[Sequence[str]], counts: Mapping[str, int]) -> tuple[str, ...]:
@@ -379,7 +386,7 @@ def module_files(module: str, files: Collection[str]) -> tuple[str, ...]:
 def plan(
     text: str,
     files: Collection[str],
-    definitions: Callable[[str], int],
+    definitions: Callable[[str], Collection[str]],
     weights: Mapping[str, float] | None = None,
 ) -> list[Part]:
     """The parts of `text` worth running against this index: named files that exist, modules that
@@ -391,9 +398,10 @@ def plan(
         by_name.setdefault(PurePosixPath(path).name, []).append(path)
     parts: list[Part] = []
 
-    def add(source: str, query: str, paths: tuple[str, ...] = (), mentions: int = 1) -> None:
+    def add(source: str, query: str, paths: tuple[str, ...] = (), within: tuple[str, ...] = (),
+            mentions: int = 1) -> None:
         if weights.get(source, 0.0) > 0 and sum(p.source == source for p in parts) < MAX_PARTS.get(source, 1):
-            parts.append(Part(source, query, PART_INTENTS[source], weights[source], paths, mentions))
+            parts.append(Part(source, query, PART_INTENTS[source], weights[source], paths, within, mentions))
 
     if found.prose:
         add(PROSE, found.prose)
@@ -411,9 +419,9 @@ def plan(
         if resolved and not any(resolved == p.paths for p in parts):
             add(MODULE, module, resolved)
     for name in found.names:
-        count = definitions(name)
-        if 0 < count <= MAX_DEFINITIONS:
-            add(IDENTIFIER, name, mentions=found.counts.get(name, 1))
+        defining = definitions(name)
+        if 0 < len(defining) <= MAX_DEFINITIONS:
+            add(IDENTIFIER, name, within=tuple(sorted(defining)), mentions=found.counts.get(name, 1))
     for message in found.errors:
         add(ERROR, message)
     for quote in found.quotes:
@@ -515,10 +523,21 @@ def _allowed(request: SearchRequest, language_of: Callable[[str], str | None]) -
     return lambda path: (spec is None or spec.match_file(path)) and (not languages or language_of(path) in languages)
 
 
+def run_part(part: Part, request: SearchRequest, run: Callable[[SearchRequest], SearchResponse],
+             allowed: Callable[[str], bool], preset: str, semantic: bool) -> PartResult:
+    """One part's answer: the files it names, or its search (an identifier's only where it is defined)."""
+    began = time.perf_counter()
+    if part.paths:
+        return PartResult(part, tuple(r for r in _named_results(part) if allowed(r.path)), "named", _ms(began))
+    response = run(part_request(part, request, preset, semantic))
+    results = tuple(r for r in response.results if not part.within or r.path in part.within)
+    return PartResult(part, results, response.fusion_strategy, _ms(began), response)
+
+
 def search_decomposed(
     request: SearchRequest,
     files: Mapping[str, str | None],
-    definitions: Callable[[str], int],
+    definitions: Callable[[str], Collection[str]],
     run: Callable[[SearchRequest], SearchResponse],
     preset: str,
     semantic: bool,
@@ -531,16 +550,7 @@ def search_decomposed(
     """
     parts = plan(request.query, files, definitions)
     allowed = _allowed(request, files.get)
-    answered = []
-    for part in parts:
-        began = time.perf_counter()
-        if part.paths:
-            results = tuple(r for r in _named_results(part) if allowed(r.path))
-            answered.append(PartResult(part, results, "named", _ms(began)))
-            continue
-        response = run(part_request(part, request, preset, semantic))
-        answered.append(PartResult(part, tuple(response.results), response.fusion_strategy, _ms(began),
-                                   response))
+    answered = [run_part(part, request, run, allowed, preset, semantic) for part in parts]
     if not any(item.results for item in answered):
         whole = Part(PROSE, _clean(request.query)[: PROSE_CHARS * 4], UNDERSTAND_CODE, 1.0)
         response = run(part_request(whole, request, preset, semantic))
@@ -581,9 +591,9 @@ def respond(
     )
 
 
-def defining_files(snapshot: Snapshot, name: str) -> int:
-    """How many files define `name` as a function, class, method or type (fields and variables do not count)."""
-    return len({symbol.path for symbol in snapshot.symbols.definitions(name) if symbol.kind in DEFINITION_KINDS})
+def defining_files(snapshot: Snapshot, name: str) -> set[str]:
+    """The files that define `name` as a function, class, method or type (fields and variables do not count)."""
+    return {symbol.path for symbol in snapshot.symbols.definitions(name) if symbol.kind in DEFINITION_KINDS}
 
 
 def _ms(began: float) -> float:

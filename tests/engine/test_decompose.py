@@ -100,8 +100,9 @@ def test_imported_modules_resolve_to_files(module: str, expected: tuple[str, ...
 
 def test_plan_keeps_what_the_index_knows() -> None:
     files = ["astropy/table/connect.py", "astropy/io/registry/core.py", "astropy/io/ascii/rst.py"]
-    defined = {"RST": 1, "write": MAX_DEFINITIONS + 1, "header_rows": 0, "__call__": 3}
-    parts = plan(TRACEBACK_ISSUE, files, lambda name: defined.get(name, 0))
+    defined = {"RST": ["astropy/io/ascii/rst.py"], "write": [f"w{i}.py" for i in range(MAX_DEFINITIONS + 1)],
+               "__call__": ["astropy/table/connect.py"]}
+    parts = plan(TRACEBACK_ISSUE, files, lambda name: defined.get(name, []))
     by_source: dict[str, list[Part]] = {}
     for part in parts:
         by_source.setdefault(part.source, []).append(part)
@@ -110,6 +111,7 @@ def test_plan_keeps_what_the_index_knows() -> None:
     assert [p.paths for p in by_source["module"]] == [("astropy/io/ascii/rst.py",)]
     names = [p.query for p in by_source[IDENTIFIER]]
     assert "RST" in names and "__call__" in names
+    assert next(p for p in by_source[IDENTIFIER] if p.query == "RST").within == ("astropy/io/ascii/rst.py",)
     assert "write" not in names  # defined in too many files to say where to look
     assert "header_rows" not in names  # defined nowhere
     assert all(p.intent == "find_definition" for p in by_source[IDENTIFIER])
