@@ -25,6 +25,8 @@ from typing import Any
 from fourfold.engine import SearchRequest, Settings, Workspace, decompose
 from fourfold.engine.decompose import Part, PartResult, fuse_files, plan, run_part
 from fourfold.engine.fusion import FusedResult
+from fourfold.engine.languages import detect_language
+from fourfold.engine.ranking import path_prior
 from fourfold.engine.records import Span
 from fourfold.engine.search import MAX_QUERY_LENGTH
 from fourfold.lsp.eval_localise import TUNE_REPOS, Instance, load_instances, select
@@ -63,26 +65,33 @@ def collect(instances: Sequence[Instance], root: Path, index_dir: Path) -> list[
     return rows
 
 
-def _fused(row: Mapping[str, Any], weights: Mapping[str, float], k: int, non_code: float) -> list[str]:
+def _fused(row: Mapping[str, Any], weights: Mapping[str, float], k: int, non_code: float,
+           other_language: float = decompose.OTHER_LANGUAGE_PRIOR) -> list[str]:
     answered = []
+    question = next((item["query"] for item in row["parts"] if item["source"] == decompose.PROSE), "")
     for item in row["parts"]:
         weight = weights.get(item["source"], 0.0)
-        if weight <= 0:
+        files = item["files"]
+        if item["source"] == decompose.IDENTIFIER:  # as plan() keeps them (a collect may predate the rule)
+            files = [path for path in files if path_prior(path, question) >= decompose.MIN_DEFINER_PRIOR]
+        if weight <= 0 or not files:
             continue
-        part = Part(item["source"], item["query"], "", weight, tuple(item["files"]) if item["source"] in
-                    (decompose.FILE, decompose.MODULE) else ())
-        results = tuple(FusedResult(path, SPAN, None, None, None, "", 1.0, {}, {}, 1.0, False)
-                        for path in item["files"])
+        named = item["source"] in (decompose.FILE, decompose.MODULE)
+        part = Part(item["source"], item["query"], "", weight, tuple(files) if named else (),
+                    tuple(files) if item["source"] == decompose.IDENTIFIER else ())
+        results = tuple(FusedResult(path, SPAN, None, None, None, "", 1.0, {}, {}, 1.0, False) for path in files)
         answered.append(PartResult(part, results))
-    question = next((item["query"] for item in row["parts"] if item["source"] == decompose.PROSE), "")
-    return [result.path for result in fuse_files(answered, k=k, prior=decompose.issue_prior(question, non_code))]
+    languages = {path: detect_language(path) for item in row["parts"] for path in item["files"]}
+    language = decompose.issue_language(answered, languages) if other_language < 1 else None
+    prior = decompose.issue_prior(question, language, non_code, other_language)
+    return [result.path for result in fuse_files(answered, k=k, prior=prior)]
 
 
-def _figures(rows: Sequence[Mapping[str, Any]], weights: Mapping[str, float], k: int,
-             non_code: float) -> dict[str, float]:
+def _figures(rows: Sequence[Mapping[str, Any]], weights: Mapping[str, float], k: int, non_code: float,
+             other_language: float = decompose.OTHER_LANGUAGE_PRIOR) -> dict[str, float]:
     hits = {1: 0, 5: 0, 10: 0}
     for row in rows:
-        files = _fused(row, weights, k, non_code)
+        files = _fused(row, weights, k, non_code, other_language)
         for cut in hits:
             hits[cut] += bool(set(row["gold"]) & set(files[:cut]))
     return {f"hit@{cut}": round(100 * count / max(len(rows), 1), 1) for cut, count in hits.items()}
@@ -115,6 +124,9 @@ def fit(rows: Sequence[Mapping[str, Any]]) -> None:
             if objective(figures) > best_value:
                 best, best_value = (best[0], k, non_code), objective(figures)
     print("best on tune:", best, _figures(tune, *best), "held-out:", _figures(held, *best))
+    for other in (1.0, 0.5, 0.3):
+        print(f"  other-language prior {other}: tune {_figures(tune, *best, other)} "
+              f"held-out {_figures(held, *best, other)}")
     for source in base:  # what each part is worth, on both halves: that part switched off
         without = {**best[0], source: 0.0}
         print(f"  without {source}: tune {_figures(tune, without, best[1], best[2])} "
@@ -132,14 +144,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     run.add_argument("--repos")
     run.add_argument("--per-repo", type=int)
     tune = commands.add_parser("fit")
-    tune.add_argument("parts")
+    tune.add_argument("parts", nargs="+", help="one or more files written by collect")
     args = parser.parse_args(argv)
     if args.command == "collect":
         instances = select(load_instances(Path(args.instances)), args.repos, args.per_repo)
         rows = collect(instances, Path(args.root), Path(args.index_dir))
         Path(args.out).write_text(json.dumps(rows, indent=0) + "\n", encoding="utf-8")
     else:
-        fit(json.loads(Path(args.parts).read_text(encoding="utf-8")))
+        fit([row for path in args.parts for row in json.loads(Path(path).read_text(encoding="utf-8"))])
     return 0
 
 

@@ -16,6 +16,8 @@ from fourfold.engine.decompose import (
     Part,
     PartResult,
     fuse_files,
+    issue_language,
+    issue_prior,
     module_files,
     plan,
     resolve_path,
@@ -227,3 +229,25 @@ def test_short_questions_are_untouched(workspace: Workspace, tmp_path: Path) -> 
     response = workspace.search(SearchRequest("RST", limit=5))
     assert response.fusion_strategy != "decomposed"
     assert response.results[0].path == "astropy/io/ascii/rst.py"
+
+
+@pytest.mark.parametrize(("path", "factor"), [
+    ("sphinx/domains/std.py", 1.0),
+    ("CHANGES", 0.3),  # no code at all
+    (".github/ISSUE_TEMPLATE/bug.yml", 0.3),
+    ("doc/usage.rst", 0.5 * 0.3),  # documentation: the understanding prior and the non-code one
+    ("sphinx/themes/basic/static/jquery-3.5.1.js", 0.5),  # code, but not the issue's language
+    ("tests/test_build.py", 0.3),
+])
+def test_issue_prior_lowers_what_an_issue_is_not_fixed_in(path: str, factor: float) -> None:
+    assert issue_prior("the std domain warns", "python")(path) == pytest.approx(factor)
+
+
+def test_issue_language_comes_from_named_files_and_definitions_else_the_index() -> None:
+    languages = {"a.py": "python", "b.py": "python", "lib.js": "javascript", "x.js": "javascript",
+                 "y.js": "javascript", "README.md": "markdown"}
+    named = PartResult(Part(FILE, "a.py", "find_definition", 1.0, ("a.py",)), ())
+    defined = PartResult(Part(IDENTIFIER, "f", "find_definition", 1.0, (), ("b.py", "lib.js")), ())
+    prose = PartResult(Part(PROSE, "q", "understand_code", 1.0), ())
+    assert issue_language([named, defined, prose], languages) == "python"
+    assert issue_language([prose], languages) == "javascript"  # no evidence: most of the index
