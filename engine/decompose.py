@@ -116,6 +116,11 @@ DECOMPOSED = "decomposed"
 # RRF constant of the file-level fusion. Smaller than a preset's (40): the lists are short and each
 # already ranked by a fused search, so their first places deserve to count.
 FILE_K = 10
+# Within a file, a part's n-th place (its best, then its other matches) counts MATCH_DECAY^n of its
+# gain, so that the definition an identifier part found outranks the tenth chunk of the prose's answer;
+# each file carries its MAX_MATCHES best other places (an agent's context is short).
+MATCH_DECAY = 0.5
+MAX_MATCHES = 6
 # How many files of each part's answer enter the fusion.
 PART_DEPTH = 30
 # At most this many of each kind of part (the most often stated first): an issue that names forty
@@ -451,7 +456,7 @@ def fuse_files(
 
     Each fused result is the file's result from the searched part that contributed most (a part that
     only names the file stands for it when no search found it), with the other parts' places in that
-    file appended to `matches` (best part first), and per-kind `contributions`.
+    file in `matches`, best first (at most MAX_MATCHES), and per-kind `contributions`.
     """
     scores: dict[str, float] = {}
     by_source: dict[str, dict[str, float]] = {}
@@ -474,13 +479,15 @@ def fuse_files(
             weight = gain + (0.0 if item.part.paths else 1.0)
             if result.path not in best or weight > best[result.path][0]:
                 best[result.path] = (weight, result)
-            places.setdefault(result.path, []).extend((gain, span) for span in (result.span, *result.matches))
+            # a part's own order of places in the file counts: its n-th match weighs MATCH_DECAY^n of its best
+            file_places = places.setdefault(result.path, [])
+            file_places.extend((gain * MATCH_DECAY**n, span) for n, span in enumerate((result.span, *result.matches)))
     fused = []
     for path, score in scores.items():
         factor = prior(path) if prior is not None else 1.0
         representative = best[path][1]
         spans = [span for _, span in sorted(places[path], key=lambda item: -item[0])]
-        matches = list(dict.fromkeys(span for span in spans if span != representative.span))
+        matches = list(dict.fromkeys(span for span in spans if span != representative.span))[:MAX_MATCHES]
         fused.append(replace(
             representative, score=score * factor, contributions=by_source[path], ranks=ranks[path],
             matches=matches, prior=factor, coherence=0.0,
