@@ -111,6 +111,8 @@ OTHER_LANGUAGE_PRIOR = 0.5
 # An identifier counts only where it is defined in a file whose path prior is at least this: tests,
 # examples and compatibility shims (0.3) define the `foo` of an issue's snippet by coincidence.
 MIN_DEFINER_PRIOR = 0.5
+# The contribution key of a file a part names rather than searches (a traceback frame, an import).
+NAMED = "named"
 # `fusion_strategy` of a decomposed answer.
 DECOMPOSED = "decomposed"
 # RRF constant of the file-level fusion. Smaller than a preset's (40): the lists are short and each
@@ -456,7 +458,9 @@ def fuse_files(
 
     Each fused result is the file's result from the searched part that contributed most (a part that
     only names the file stands for it when no search found it), with the other parts' places in that
-    file in `matches`, best first (at most MAX_MATCHES), and per-kind `contributions`.
+    file in `matches`, best first (at most MAX_MATCHES). `contributions` are per modality (each part's
+    gain split as the part's own answer credits its retrievers, `named` for a named file), so they add
+    up to the score before the prior; `ranks` are the file's 0-based places in each kind of part.
     """
     scores: dict[str, float] = {}
     by_source: dict[str, dict[str, float]] = {}
@@ -472,7 +476,8 @@ def fuse_files(
             gain = item.part.weight / (k + rank + 1)
             scores[result.path] = scores.get(result.path, 0.0) + gain
             contributions = by_source.setdefault(result.path, {})
-            contributions[item.part.source] = contributions.get(item.part.source, 0.0) + gain
+            for name, share in _shares(item.part, result).items():
+                contributions[name] = contributions.get(name, 0.0) + gain * share
             file_ranks = ranks.setdefault(result.path, {})
             file_ranks[item.part.source] = min(file_ranks.get(item.part.source, rank), rank)
             # a searched part's place (a definition, a chunk) stands for the file before a bare named file
@@ -494,6 +499,16 @@ def fuse_files(
         ))
     fused.sort(key=lambda result: (-result.score, result.path))
     return fused
+
+
+def _shares(part: Part, result: FusedResult) -> dict[str, float]:
+    """How a part's gain for a file splits over the retrievers that found it there (the file's own
+    contributions in the part's answer), so that a decomposed result's `contributions` are per modality
+    like any other's; a file a part only names is credited to `named`."""
+    total = sum(value for value in result.contributions.values() if value > 0)
+    if part.paths or total <= 0:
+        return {NAMED: 1.0}
+    return {name: value / total for name, value in result.contributions.items() if value > 0}
 
 
 # --- running -------------------------------------------------------------------------------------

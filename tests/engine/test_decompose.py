@@ -120,9 +120,18 @@ def test_plan_keeps_what_the_index_knows() -> None:
     assert [p.intent for p in parts if p.source == "error"] == ["exact_match"]
 
 
-def _result(path: str, line: int = 0) -> FusedResult:
+def _result(path: str, line: int = 0, contributions: dict[str, float] | None = None) -> FusedResult:
     return FusedResult(path=path, span=Span(line, 0, line + 1, 0), symbol=None, kind=None, language="python",
-                       snippet="", score=1.0, contributions={}, ranks={}, boost=1.0, demoted=False)
+                       snippet="", score=1.0, contributions=contributions or {}, ranks={}, boost=1.0, demoted=False)
+
+
+def test_contributions_are_split_over_the_retrievers_that_found_the_file() -> None:
+    prose = PartResult(Part(PROSE, "q", "understand_code", 1.0),
+                       (_result("a.py", contributions={"text": 0.03, "structural": 0.01}),))
+    named = PartResult(Part(FILE, "a.py", "find_definition", 1.0, ("a.py",)), (_result("a.py"),))
+    [fused] = fuse_files([prose, named], k=10)
+    assert fused.contributions == pytest.approx({"text": 0.75 / 11, "structural": 0.25 / 11, "named": 1.0 / 11})
+    assert sum(fused.contributions.values()) == pytest.approx(fused.score)
 
 
 def test_fusion_is_weighted_rrf_over_files_with_the_prior() -> None:
@@ -134,7 +143,8 @@ def test_fusion_is_weighted_rrf_over_files_with_the_prior() -> None:
     assert scores["b.py"] == pytest.approx(1.0 / 12 + 0.5 / 11)
     assert [result.path for result in fused] == ["b.py", "a.py"]
     b = fused[0]
-    assert b.contributions == pytest.approx({PROSE: 1.0 / 12, FILE: 0.5 / 11})
+    assert b.contributions == pytest.approx({"named": 1.0 / 12 + 0.5 / 11})  # the stand-in results credit no modality
+    assert b.ranks == {PROSE: 1, FILE: 0}
     assert b.span == Span(0, 0, 1, 0) and Span(4, 0, 5, 0) in b.matches  # the searched place, the named one a match
 
 
