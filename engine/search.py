@@ -17,6 +17,7 @@ from typing import Any
 import pathspec
 
 from .absence import absence_note
+from .decompose import respond, should_decompose
 from .fusion import FusedResult, fuse
 from .intent import Classification, classify, is_identifier, pin
 from .profiles import (
@@ -43,7 +44,9 @@ log = logging.getLogger(__name__)
 RETRIEVER_BUDGET_S = 5.0
 # How many hits each retriever contributes to fusion.
 RETRIEVER_DEPTH = 100
-MAX_QUERY_LENGTH = 2000
+# Long enough for a whole pasted issue (the longest SWE-bench Lite issue is 24,770 characters); longer
+# is refused with a message, never cut silently.
+MAX_QUERY_LENGTH = 32_000
 MAX_LIMIT = 500
 # A match line longer than this is cut: a minified line would otherwise fill the answer.
 MATCH_LINE_CHARS = 240
@@ -90,7 +93,8 @@ class SearchRequest:
 
     def validate(self) -> None:
         if len(self.query) > MAX_QUERY_LENGTH:
-            raise SearchError(f"query is {len(self.query)} characters; the limit is {MAX_QUERY_LENGTH}")
+            raise SearchError(f"query is {len(self.query)} characters; the limit is {MAX_QUERY_LENGTH}: "
+                              "send the part that matters (an issue's title, description and traceback)")
         if not 1 <= self.limit <= MAX_LIMIT:
             raise SearchError(f'"limit" must be between 1 and {MAX_LIMIT}')
 
@@ -152,6 +156,8 @@ class SearchResponse:
     timings_ms: dict[str, float]
     notes: list[str] = field(default_factory=list)
     seed: Seed | None = None
+    # The parts a long text was split into (engine/decompose.py), each with its own hits; else empty.
+    decomposition: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self, snapshot: Snapshot | None = None, folder: str | None = None) -> dict[str, Any]:
         return {
@@ -171,6 +177,7 @@ class SearchResponse:
             "timings_ms": self.timings_ms,
             "notes": self.notes,
             "seed": seed_dict(self.seed) if self.seed is not None else None,
+            **({"decomposition": self.decomposition} if self.decomposition else {}),
         }
 
 
@@ -238,6 +245,7 @@ class Searcher:
         semantic_available: Callable[[], bool] = lambda: True,
         demote_factor: float = 0.5,
         ranking: Ranking | None = None,
+        decompose: bool = True,
     ) -> None:
         self.retrievers = dict(retrievers)
         self.default_preset = default_preset
@@ -245,11 +253,16 @@ class Searcher:
         self.demote_factor = demote_factor
         # Read once per query; replaced whole (never mutated) when an ablation switches a feature.
         self.ranking = ranking or Ranking()
+        # Long texts (issues, tracebacks) are split into parts, each searched alone (engine/decompose.py).
+        self.decompose = decompose
         self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="retriever")
 
     def search(self, snapshot: Snapshot, request: SearchRequest) -> SearchResponse:
         started = time.perf_counter()
         request.validate()
+        if self.decompose and request.intent is None and not request.modes and should_decompose(request.query):
+            return respond(request, snapshot, lambda part: self.search(snapshot, part),
+                           request.preset or self.default_preset, self.semantic_available(), started)
         if _looks_like_regex(request.query):
             parse_text_query(request.query.strip())  # an invalid regex is the user's to fix: QueryError, with position
         known = _known_names(snapshot)

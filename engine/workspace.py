@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from . import navigation
+from .decompose import should_decompose
 from .discovery import UnreadableFile, Walker, read_file
 from .embedder import Embedder
 from .graph import CodeGraph, paused_gc
@@ -578,7 +579,7 @@ class Workspace:
         """Build BM25 first if this request is a question and none is built yet, outside the retriever's
         time budget (literal, identifier and regex searches never wait for it)."""
         classification = pin(request.intent, request.query) if request.intent else classify(request.query)
-        if needs_lexical(request, classification):
+        if needs_lexical(request, classification) or (request.intent is None and should_decompose(request.query)):
             self._lexical.ensure(snapshot)
 
     @property

@@ -27,6 +27,7 @@ from fourfold.engine.evaluation import (
     semble_roots,
 )
 from fourfold.engine.settings import BACKENDS
+from fourfold.lsp.eval_localise import add_localise_arguments, cmd_localise, is_instances_file
 
 PRESETS = ("quick", "default", "thorough")
 # Looked for beside a semble query file: it names each repo's benchmark_root.
@@ -52,6 +53,7 @@ def add_eval_parser(subparsers: Any) -> argparse.ArgumentParser:
                              "exact float vectors, and k = 40 / 60")
     parser.add_argument("--json", dest="json_out", help="write the full report (every query) here")
     parser.add_argument("--limit", type=int, default=10, help="results per query (metrics cut at 10)")
+    add_localise_arguments(parser)
     parser.set_defaults(run=cmd_eval)
     return parser
 
@@ -68,6 +70,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 2
     queries_path = Path(args.queries)
+    if args.localise or is_instances_file(queries_path):
+        return cmd_localise(args)
     try:
         queries = load_queries(queries_path)
     except (OSError, ValueError) as error:

@@ -115,7 +115,7 @@ def test_zero_weight_modalities_never_run(snapshot: Snapshot) -> None:
     ({"query": "x", "modes": ["vector"]}, '"modes" must be one of semantic, text, structural, graph'),
     ({"query": "x", "intent": "guess"}, '"intent" must be one of'),
     ({"query": "x", "colour": "red"}, "unknown argument(s) colour"),
-    ({"query": "x" * 5000}, "the limit is 2000"),
+    ({"query": "x" * 40_000}, "the limit is 32000"),
 ])
 def test_bad_requests_say_what_to_fix(arguments: dict, message: str) -> None:
     with pytest.raises(SearchError, match=message.replace("(", r"\(").replace(")", r"\)")):

@@ -55,6 +55,21 @@ export interface SearchResult {
   /** For callers: true when imports, receiver or qualification resolve the call, false for a name-only match. */
   resolved?: boolean;
   folder?: string;
+  /** Where an editor puts the cursor: a definition's name, a text hit's words (added by the language server). */
+  selection?: Range;
+}
+
+/** One part of a long text (an issue, a traceback) searched on its own (`fusion_strategy: "decomposed"`). */
+export interface DecompositionPart {
+  query: string;
+  /** Where in the text the part came from: prose, body, file, module, identifier, error, quote. */
+  source: string;
+  intent: string;
+  weight: number;
+  hits: number;
+  strategy: string;
+  /** The part's first files. */
+  top: string[];
 }
 
 /** What a find_similar answer is similar to. */
@@ -91,6 +106,7 @@ export interface SearchAnswer {
   timings_ms: Record<string, number>;
   notes?: string[];
   seed?: Seed | null;
+  decomposition?: DecompositionPart[];
   index?: { ready: boolean; state: string; files: number };
   partial?: boolean;
 }

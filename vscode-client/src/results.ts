@@ -59,6 +59,7 @@ const STRATEGY_TITLES: Record<string, string> = {
   direct: 'The query was classified with high confidence, so only its best retriever ran.',
   rrf: 'Several retrievers ran; their rankings were fused with weighted Reciprocal Rank Fusion.',
   rescued: 'The confident direct route found nothing, so every retriever of the preset ran and was fused.',
+  decomposed: 'A long text (an issue, a traceback) was split into parts, each searched alone, and their files fused.',
 };
 
 /** Results in server order, grouped by file: the first (best) hit of a file decides the group's place. */
