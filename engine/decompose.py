@@ -536,15 +536,17 @@ def issue_prior(question: str, language: str | None = None, non_code: float = NO
                 other_language: float = OTHER_LANGUAGE_PRIOR) -> Callable[[str], float]:
     """What a path says about a file as the place an issue is fixed: the understanding priors (tests,
     examples, docs lowered unless `question` asks for them); files that are no code at all
-    (changelogs, CI configs, issue templates) lowered further; and code in another language than
-    the issue's `language` (a vendored `jquery-3.5.1.js` for a Python traceback) lowered too."""
+    (changelogs, CI configs, issue templates) lowered to `non_code` at least, once: the prose prior
+    already lowers changelogs and CI configs that far, and a second cut would bury them for good;
+    and code in another language than the issue's `language` (a vendored `jquery-3.5.1.js` for a
+    Python traceback) lowered too."""
 
     def prior(path: str) -> float:
         factor = path_prior(path, question)
         found = detect_language(path)
         if found is None or found in DOC_LANGUAGES:
-            factor *= non_code
-        elif language is not None and found != language:
+            return factor * non_code if factor > non_code else factor
+        if language is not None and found != language:
             factor *= other_language
         return factor
 
