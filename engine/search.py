@@ -30,7 +30,16 @@ from .profiles import (
     UNDERSTAND_CODE,
     UNDERSTANDING_INTENTS,
 )
-from .ranking import Ranking, file_prior, is_test_path, path_prior, prose_prior, stated_names
+from .ranking import (
+    DEFINITION_KINDS,
+    Ranking,
+    file_prior,
+    generic_names,
+    is_test_path,
+    path_prior,
+    prose_prior,
+    stated_names,
+)
 from .records import Hit, Seed, Span
 from .routing import Route, plan_route, rescue_route
 from .similar import named_seed, seed_at, without_seed
@@ -323,12 +332,16 @@ class Searcher:
         boosted = strategy != "direct"
         understanding = intent in UNDERSTANDING_INTENTS
         topical = intent in TOPIC_INTENTS
+        stated = stated_names(query)
+        names = stated.all if boosted and ranking.definitions and intent in DEFINITION_INTENTS else frozenset()
+        generic = generic_names(stated.embedded - stated.whole, lambda name: defining_paths(snapshot, name)) \
+            if names and stated.embedded else frozenset()
         return fuse(
             ranked, route.weights, route.k,
             centrality=(lambda hit: _centrality(snapshot, hit)) if boosted and ranking.centrality else _flat,
             demote_factor=self.demote_factor,
-            names=stated_names(query).all if boosted and ranking.definitions and intent in DEFINITION_INTENTS
-            else frozenset(),
+            names=names,
+            generic=generic,
             prior=file_prior(query, ranking, named=topical, indexed=snapshot.files.__contains__) if understanding
             else prose_prior(query, ranking),
             one_per_file=ranking.one_per_file,
@@ -395,6 +408,11 @@ def _seed_note(seed: Seed | None) -> str:
 def _known_names(snapshot: Snapshot) -> Callable[[str], bool]:
     """The classifier's view of the symbol table: does a symbol of exactly this name exist?"""
     return lambda name: bool(snapshot.symbols.definitions(name))
+
+
+def defining_paths(snapshot: Snapshot, name: str) -> list[str]:
+    """The files that define `name` (a field or a variable of that name is no definition of it)."""
+    return [symbol.path for symbol in snapshot.symbols.definitions(name) if symbol.kind in DEFINITION_KINDS]
 
 
 def _flat(hit: Hit) -> float:
