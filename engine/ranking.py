@@ -124,6 +124,10 @@ _QUALIFIER = re.compile(r"::|\\|->|\.|#")
 _EMBEDDED = re.compile(
     r"\b(?:[A-Z][a-z0-9]+[A-Z]\w*|[a-z][a-z0-9]*[A-Z]\w*|[A-Za-z][A-Za-z0-9]*_\w+)\b|(?<=\s)[A-Z][A-Za-z0-9]+\b"
 )
+# An all-capitals word inside a sentence is an acronym read as English (`HTTP request representation`,
+# `how SSL is configured`, `deserializer IL`), not a name: a struct `HTTP` is not what it asks for.
+# Alone (`URL`) it is a name; with an underscore (`FMT_COMPILE`) a constant or macro.
+_ACRONYM = re.compile(r"^[A-Z]+$")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # A qualified name inside a sentence (`how res.send encodes the body`): it names its last part.
 _DOTTED = re.compile(r"\b[A-Za-z_]\w+(?:(?:\.|::|->|#)[A-Za-z_]\w+)+\b")
@@ -137,7 +141,8 @@ def stated_names(query: str) -> StatedNames:
         parts = [part for part in _QUALIFIER.split(text) if part]
         return StatedNames(whole=frozenset({parts[-1]}))
     dotted = {_QUALIFIER.split(name)[-1] for name in _DOTTED.findall(query)}
-    return StatedNames(embedded=frozenset(_EMBEDDED.findall(query)) | dotted)
+    embedded = {word for word in _EMBEDDED.findall(query) if not _ACRONYM.match(word)}
+    return StatedNames(embedded=frozenset(embedded) | dotted)
 
 
 def generic_names(names: Collection[str], defining_paths: Callable[[str], Collection[str]]) -> frozenset[str]:

@@ -87,6 +87,8 @@ def test_plain_words_state_no_name(query: str) -> None:
         ("ClientSession reuse across requests", {"ClientSession"}),  # a compound counts even first
         ("res.send body encoding and ETag generation", {"send", "ETag"}),  # a qualified name: its last part
         ("how Foo::bar and node->next are used", {"Foo", "bar", "next"}),  # Foo: capitalised
+        ("the Request type and HTTP request representation", {"Request"}),  # HTTP: an acronym, English
+        ("how SSL is set up and FMT_COMPILE checks", {"FMT_COMPILE"}),  # with an underscore: a macro
     ],
 )
 def test_code_style_words_inside_a_question_are_embedded_names(query: str, embedded: set[str]) -> None:
@@ -465,6 +467,10 @@ def test_a_header_beside_its_source_is_a_declaration(path: str, factor: float) -
     indexed = {"lib/url.h", "lib/url.c", "src/format.hpp"}
     prior = file_prior("how does curl parse a url", Ranking(path_terms=False), indexed=indexed.__contains__)
     assert prior is not None and prior(path) == pytest.approx(factor)
+
+
+def test_an_acronym_alone_is_a_name() -> None:
+    assert stated_names("URL").whole == {"URL"}
 
 
 def test_a_name_defined_in_more_files_than_the_limit_is_generic() -> None:
