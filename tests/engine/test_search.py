@@ -342,3 +342,33 @@ def test_a_question_about_docs_keeps_prose_at_full_score(snapshot: Snapshot) -> 
     searcher = Searcher({"structural": fixed(hit("AGENTS.md", 0))}, semantic_available=lambda: False)
     response = searcher.search(snapshot, SearchRequest("retry docs", intent="find_definition"))
     assert [r.prior for r in response.results] == [1.0]
+
+
+@pytest.fixture
+def overrides_workspace(tmp_path: Path) -> Iterator[Workspace]:
+    """Seven Java classes that each override `toString`, and the builder the question is about."""
+    root = tmp_path / "lang"
+    root.mkdir()
+    for index in range(7):
+        (root / f"Value{index}.java").write_text(
+            f"public class Value{index} {{\n    public String toString() {{ return \"v{index}\"; }}\n}}\n")
+    (root / "ToStringBuilder.java").write_text(
+        "/** Builds readable descriptions of objects. */\npublic class ToStringBuilder {\n"
+        "    public ToStringBuilder append(String field, Object value) { return this; }\n}\n")
+    opened = Workspace(root, Settings(index_dir=str(tmp_path / "index"), semantic_backend="none"), background=False)
+    opened.refresh()
+    yield opened
+    opened.close()
+
+
+def test_a_generic_name_inside_a_question_does_not_make_it_a_definition_lookup(overrides_workspace: Workspace) -> None:
+    """DESIGN §2 rule 8 needs a name that picks definitions; `toString` is one of seven overrides."""
+    response = overrides_workspace.search(SearchRequest("toString builder for readable object descriptions"))
+    assert (response.intent, response.rule) == ("understand_code", "9:fallback")
+    assert response.results[0].path == "ToStringBuilder.java"
+    assert not any(result.defines for result in response.results)
+
+
+def test_a_name_a_few_files_define_still_routes_to_its_definition(overrides_workspace: Workspace) -> None:
+    response = overrides_workspace.search(SearchRequest("append calls in ToStringBuilder for fields"))
+    assert response.intent == "find_definition"
