@@ -94,6 +94,7 @@ class _Builder:
         self.last = len(self.lines) - 1
         if self.lines[-1] == "":
             self.last -= 1
+        self.summary, self.summary_last = _module_summary(self.lines, language)
 
     def region(
         self, units: Sequence[Symbol], first: int, last: int, enclosing: str | None
@@ -211,10 +212,46 @@ class _Builder:
 
     def chunk(self, first: int, last: int, kind: str, symbol: str | None, header: Iterable[str]) -> Chunk:
         body = "\n".join(self.lines[first : last + 1])
-        text = "\n".join([*(part for part in header if part), body])[:TEXT_MAX_CHARS]
+        parts = [part for part in header if part]
+        if self.summary and first > self.summary_last:
+            parts.insert(1, self.summary)  # after the path: what the whole file is about
+        text = "\n".join([*parts, body])[:TEXT_MAX_CHARS]
         span = Span(first, 0, last, len(self.lines[last]))
         digest = xxhash.xxh3_64_hexdigest(text.encode("utf-8", "surrogatepass"))
         return Chunk(self.path, span, kind, symbol, text, digest, self.language)
+
+
+# Module documentation a language writes apart from any item's (Rust's inner `//!` comments): the
+# file's one-line summary, which every chunk of the file carries after its path, since a method deep
+# in `task/local.rs` is about "running !Send futures on the current thread" as much as the file head.
+MODULE_DOC_PREFIXES = {"rust": "//!"}
+MODULE_SUMMARY_CHARS = 200
+
+
+def _module_summary(lines: Sequence[str], language: str | None) -> tuple[str, int]:
+    """The first paragraph of the file's module documentation (at most MODULE_SUMMARY_CHARS) and
+    the last line it spans; ("", -1) without one."""
+    prefix = MODULE_DOC_PREFIXES.get(language or "")
+    if prefix is None:
+        return "", -1
+    words: list[str] = []
+    last = -1
+    for number, line in enumerate(lines):
+        stripped = line.strip()
+        if not stripped.startswith(prefix):
+            if words or stripped:
+                break
+            continue
+        content = stripped[len(prefix):].strip()
+        if not content:
+            if words:
+                break
+            continue
+        if content.startswith("#") or content.startswith("```"):
+            break
+        words.append(content)
+        last = number
+    return " ".join(words)[:MODULE_SUMMARY_CHARS], last
 
 
 def _outermost(units: Sequence[Symbol], first: int, last: int) -> Iterator[Symbol]:

@@ -194,19 +194,21 @@ HEAD_KINDS = frozenset({"definition"}) | (DEFINITION_KINDS - {"module", "namespa
 
 def _score(
     cluster: _Cluster, weights: Mapping[str, float], k: int, centrality: Callable[[Hit], float],
-    names: frozenset[str],
+    names: frozenset[str], generic: frozenset[str] = frozenset(),
 ) -> _Scored:
     """Weighted RRF over the cluster's best rank in each modality, times its symbol's boost.
 
     The boost is the centrality boost, times FUSED_DEFINITION_BOOST when the cluster is the
-    definition of a name the query states (`ClientResponse`: the class, not the classes near it).
+    definition of a name the query states (`ClientResponse`: the class, not the classes near it);
+    of a `generic` name (one too many files define), only the definition in the file named after it.
     """
     ranks: dict[str, int] = {}
     for entry in cluster.entries:
         ranks[entry.modality] = min(ranks.get(entry.modality, entry.rank), entry.rank)
     anchor = next((e.hit for e in cluster.entries if e.hit.symbol is not None), cluster.entries[0].hit)
     lift = boost(centrality(anchor))
-    defining = [e.hit for e in cluster.entries if names and defines(e.hit.symbol, e.hit.kind, names)]
+    defining = [e.hit for e in cluster.entries if names and defines(e.hit.symbol, e.hit.kind, names)
+                and (last_name(e.hit.symbol) not in generic or named_file(e.hit.path, last_name(e.hit.symbol) or ""))]
     defined = bool(defining)
     # Of several definitions of the name (Swift extensions, C# partial classes, overloads), the one in
     # the file named after it is the home: `Application.swift`, not `Application+HTTP+Server.swift`.
@@ -298,6 +300,7 @@ def fuse(
     is_demoted: Callable[[str], bool] = is_demoted_path,
     *,
     names: frozenset[str] = frozenset(),
+    generic: frozenset[str] = frozenset(),
     prior: Callable[[str], float] | None = None,
     one_per_file: bool = True,
     coherence: float = 0.0,
@@ -307,8 +310,9 @@ def fuse(
 
     A hit at 0-based rank r in modality m contributes weights[m] / (k + r + 1), times the boost of
     its enclosing symbol (`centrality` gives PageRank scaled so the average node has 1), doubled for
-    a definition of one of `names`. A modality missing from `weights` weighs 0. Within one result
-    only the best rank of each modality counts, as in RRF each item appears once per list. `prior`
+    a definition of one of `names` (of a `generic` one only in the file named after it). A modality
+    missing from `weights` weighs 0. Within one result only the best rank of each modality counts,
+    as in RRF each item appears once per list. `prior`
     multiplies a file's score by what its path says (tests and examples lower for an understanding
     question). `one_per_file` off lists every cluster on its own (the ablation of the file spread).
     `coherence` adds that share of a file's next FILE_COHERENCE_CHUNKS clusters' scores to its best.
@@ -320,7 +324,7 @@ def fuse(
     negative = sorted(m for m, w in weights.items() if w < 0)
     if negative:
         raise ValueError(f"weights must be >= 0, got negative weights for {negative}")
-    scored = sorted((_score(c, weights, k, centrality, names) for c in _cluster(ranked)), key=_score_key)
+    scored = sorted((_score(c, weights, k, centrality, names, generic) for c in _cluster(ranked)), key=_score_key)
     groups: dict[tuple[str, int], list[_Scored]] = {}
     for position, item in enumerate(scored):
         groups.setdefault((item.cluster.path, 0 if one_per_file else position), []).append(item)

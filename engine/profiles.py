@@ -142,6 +142,12 @@ LEXICAL_CANDIDATES: Final = 400
 DEFINITION_BOOST: Final = 3.0
 EMBEDDED_NAME_SCALE: Final = 0.5
 NAMED_FILE_SCALE: Final = 1.5
+# A name a question writes in code style that more than this many files define is not one thing: a
+# namespace every C# file opens (`Dapper`), a method every class overrides (`toString`, `hashCode`).
+# Its definitions are then no answer by name, except in the file named after it (`SqlMapper.cs` of a
+# partial class spread over twenty files). 5 is more files than a class and its few extensions or
+# overloads span; set by reasoning about what a name means, not fitted to a query set.
+GENERIC_NAME_FILES: Final = 5
 # A question's words found in a file's stem or folder name add up to this share of the best score.
 PATH_TERM_BOOST: Final = 1.0
 # Shortest word that matches a path part by prefix (`depend` ~ `dependencies`).

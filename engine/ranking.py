@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from functools import lru_cache
 from pathlib import PurePosixPath
 
@@ -23,6 +23,7 @@ from .profiles import (
     EMBEDDED_NAME_SCALE,
     EXAMPLE_PRIOR,
     FUSED_PATH_TERM_BOOST,
+    GENERIC_NAME_FILES,
     NAMED_FILE_SCALE,
     PATH_PREFIX_MIN,
     PATH_TERM_BOOST,
@@ -42,6 +43,7 @@ __all__ = [
     "boost_chunks",
     "defines",
     "file_prior",
+    "generic_names",
     "is_test_path",
     "last_name",
     "named_file",
@@ -49,6 +51,7 @@ __all__ = [
     "path_term_ratio",
     "prose_prior",
     "stated_names",
+    "with_generic",
 ]
 
 # Kinds of definition a question can name (a field or a variable is not what `Tokenizer` asks for),
@@ -94,8 +97,16 @@ class StatedNames:
     whole: frozenset[str] = frozenset()
     embedded: frozenset[str] = frozenset()
 
+    # Embedded names too widely defined to pick a definition (`generic_names`): only the definition in
+    # the file named after one of them counts as defining it.
+    generic: frozenset[str] = frozenset()
+
     def __bool__(self) -> bool:
         return bool(self.whole or self.embedded)
+
+    def names_definition(self, name: str, path: str) -> bool:
+        """Whether a definition of `name` in `path` is a definition the query names."""
+        return name in self.all and (name not in self.generic or named_file(path, name))
 
     @property
     def all(self) -> frozenset[str]:
@@ -113,6 +124,10 @@ _QUALIFIER = re.compile(r"::|\\|->|\.|#")
 _EMBEDDED = re.compile(
     r"\b(?:[A-Z][a-z0-9]+[A-Z]\w*|[a-z][a-z0-9]*[A-Z]\w*|[A-Za-z][A-Za-z0-9]*_\w+)\b|(?<=\s)[A-Z][A-Za-z0-9]+\b"
 )
+# An all-capitals word inside a sentence is an acronym read as English (`HTTP request representation`,
+# `how SSL is configured`, `deserializer IL`), not a name: a struct `HTTP` is not what it asks for.
+# Alone (`URL`) it is a name; with an underscore (`FMT_COMPILE`) a constant or macro.
+_ACRONYM = re.compile(r"^[A-Z]+$")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # A qualified name inside a sentence (`how res.send encodes the body`): it names its last part.
 _DOTTED = re.compile(r"\b[A-Za-z_]\w+(?:(?:\.|::|->|#)[A-Za-z_]\w+)+\b")
@@ -126,7 +141,21 @@ def stated_names(query: str) -> StatedNames:
         parts = [part for part in _QUALIFIER.split(text) if part]
         return StatedNames(whole=frozenset({parts[-1]}))
     dotted = {_QUALIFIER.split(name)[-1] for name in _DOTTED.findall(query)}
-    return StatedNames(embedded=frozenset(_EMBEDDED.findall(query)) | dotted)
+    embedded = {word for word in _EMBEDDED.findall(query) if not _ACRONYM.match(word)}
+    return StatedNames(embedded=frozenset(embedded) | dotted)
+
+
+def generic_names(names: Collection[str], defining_paths: Callable[[str], Collection[str]]) -> frozenset[str]:
+    """Names that more than GENERIC_NAME_FILES files define (`defining_paths(name)`: the paths of its
+    definitions): a namespace, an overridden method. Written inside a question, such a name says
+    what the question is about, not which definition answers it."""
+    return frozenset(name for name in names if len(set(defining_paths(name))) > GENERIC_NAME_FILES)
+
+
+def with_generic(names: StatedNames, defining_paths: Callable[[str], Collection[str]]) -> StatedNames:
+    """`names` with its embedded names that are generic (`generic_names`) marked as such."""
+    generic = generic_names(names.embedded - names.whole, defining_paths) if names.embedded else frozenset()
+    return replace(names, generic=generic) if generic else names
 
 
 def last_name(symbol: str | None) -> str | None:
@@ -152,7 +181,7 @@ def named_file(path: str, name: str) -> bool:
 def _definition_boost(chunk: Chunk, names: StatedNames) -> float:
     """How many best-scores a chunk gains for defining a stated name (0 when it defines none)."""
     name = last_name(chunk.symbol)
-    if chunk.kind not in DEFINITION_KINDS or name is None:
+    if chunk.kind not in DEFINITION_KINDS or name is None or not names.names_definition(name, chunk.path):
         return 0.0
     if name in names.whole:
         scale = 1.0
@@ -196,17 +225,19 @@ def _prefixes(word: str, part: str) -> bool:
 
 
 def boost_chunks(
-    scored: Sequence[tuple[Chunk, float]], query: str, ranking: Ranking, extra: Sequence[Chunk] = ()
+    scored: Sequence[tuple[Chunk, float]], query: str, ranking: Ranking, extra: Sequence[Chunk] = (),
+    stated: StatedNames | None = None,
 ) -> list[tuple[Chunk, float]]:
     """BM25 candidates re-scored: definitions of stated names, then question words in file names.
 
     `extra` are chunks defining a stated name that BM25 did not rank (a class whose body never
-    repeats its own name); they enter with their boost alone. Best first.
+    repeats its own name); they enter with their boost alone. `stated` are the query's names when the
+    caller has marked the generic ones (`with_generic`). Best first.
     """
     if not scored and not extra:
         return []
     top = max((score for _, score in scored), default=1.0) or 1.0
-    stated = stated_names(query)
+    stated = stated if stated is not None else stated_names(query)
     names = stated if ranking.definitions else StatedNames()
     keywords = query_keywords(query) if ranking.path_terms and not stated.whole else frozenset()
     seen = {chunk.digest for chunk, _ in scored}

@@ -22,9 +22,17 @@ import numpy as np
 from .intent import Classification, is_product_name
 from .lexical import LexicalIndex
 from .profiles import DEFINITION_INTENTS, LEXICAL_CANDIDATES
-from .ranking import DEFINITION_KINDS, Ranking, boost_chunks, stated_names
+from .ranking import (
+    DEFINITION_KINDS,
+    Ranking,
+    boost_chunks,
+    generic_names,
+    named_file,
+    stated_names,
+    with_generic,
+)
 from .records import Chunk, Hit, ParsedFile, Span, Symbol
-from .search import SearchRequest
+from .search import SearchRequest, defining_paths
 from .similar import seed_text, structural_siblings
 from .snapshot import Snapshot
 from .symbols import parse_symbol_query
@@ -158,9 +166,13 @@ def _question_hits(
     uses (measured: collapsing it to one entry per file before fusion cost 0.06 NDCG@10 on semble).
     """
     scored = [(chunks[position], score) for position, score in index.search(query, max(depth, LEXICAL_CANDIDATES))]
-    names = stated_names(query) if features.definitions else None
-    extra = [chunks[p] for name in (names.all if names else ()) for p in index.definitions.get(name, ())]
-    ranked = boost_chunks(scored, query, features, extra)
+    names = None
+    if features.definitions:
+        names = with_generic(stated_names(query),
+                            lambda name: [chunks[p].path for p in index.definitions.get(name, ())])
+    extra = [chunks[p] for name in (names.all if names else ()) for p in index.definitions.get(name, ())
+             if names is not None and names.names_definition(name, chunks[p].path)]
+    ranked = boost_chunks(scored, query, features, extra, names)
     return [_chunk_hit(chunk, score) for chunk, score in ranked[:depth]]
 
 
@@ -300,12 +312,16 @@ def structural(
     if len(name.split()) <= 1:
         return [_symbol_hit(m.symbol, m.score) for m in snapshot.symbols.search(name, kinds, depth)]
     merged: dict[tuple[str, str], Hit] = {}
-    for word in sorted(stated_names(name).embedded):
+    words = stated_names(name).embedded
+    generic = generic_names(words, lambda word: defining_paths(snapshot, word))
+    for word in sorted(words):
         if is_product_name(word) and not snapshot.symbols.definitions(word):
             continue  # `tRPC` in "how are tRPC links composed" names a product, not the `TRPC` classes
         for match in snapshot.symbols.search(word, kinds, depth):
             if match.tier not in QUESTION_TIERS or match.symbol.kind not in DEFINITION_KINDS:
                 continue  # a name matched by prefix, or naming a field, is noise, not evidence
+            if word in generic and not named_file(match.symbol.path, word):
+                continue  # `Dapper`, the namespace every file opens, names no one of them
             key = (match.symbol.path, match.symbol.qualified)
             if key not in merged or merged[key].score < match.score:
                 merged[key] = _symbol_hit(match.symbol, match.score)

@@ -19,7 +19,7 @@ import pathspec
 from .absence import absence_note
 from .decompose import respond, should_decompose
 from .fusion import FusedResult, fuse
-from .intent import Classification, classify, is_identifier, pin
+from .intent import RULES, Classification, classify, is_identifier, pin
 from .profiles import (
     DEFINITION_INTENTS,
     FILE_COHERENCE,
@@ -31,7 +31,17 @@ from .profiles import (
     UNDERSTAND_CODE,
     UNDERSTANDING_INTENTS,
 )
-from .ranking import Ranking, file_prior, is_test_path, path_prior, prose_prior, stated_names
+from .ranking import (
+    DEFINITION_KINDS,
+    Ranking,
+    file_prior,
+    generic_names,
+    is_test_path,
+    named_file,
+    path_prior,
+    prose_prior,
+    stated_names,
+)
 from .records import Hit, Seed, Span
 from .routing import Route, plan_route, rescue_route
 from .similar import named_seed, seed_at, without_seed
@@ -40,6 +50,10 @@ from .textsearch import parse_text_query
 
 log = logging.getLogger(__name__)
 
+# DESIGN §2 rule 8 (a name inside a longer question) and rule 9, the fallback it gives way to when
+# the name is generic.
+IDENTIFIER_IN_QUERY_RULE = "8:identifier-in-query"
+FALLBACK = RULES[-1]
 # Every retriever gets this long before it is left out (a slow model must not hold the query).
 RETRIEVER_BUDGET_S = 5.0
 # How many hits each retriever contributes to fusion.
@@ -267,7 +281,7 @@ class Searcher:
             parse_text_query(request.query.strip())  # an invalid regex is the user's to fix: QueryError, with position
         known = _known_names(snapshot)
         classification = (pin(request.intent, request.query, known) if request.intent
-                          else classify(request.query, known))
+                          else _unless_generic(snapshot, classify(request.query, known)))
         classified = time.perf_counter()
         ranking = self.ranking
         preset = request.preset or self.default_preset
@@ -344,12 +358,16 @@ class Searcher:
         boosted = strategy != "direct"
         understanding = intent in UNDERSTANDING_INTENTS
         topical = intent in TOPIC_INTENTS
+        stated = stated_names(query)
+        names = stated.all if boosted and ranking.definitions and intent in DEFINITION_INTENTS else frozenset()
+        generic = generic_names(stated.embedded - stated.whole, lambda name: defining_paths(snapshot, name)) \
+            if names and stated.embedded else frozenset()
         return fuse(
             ranked, route.weights, route.k,
             centrality=(lambda hit: _centrality(snapshot, hit)) if boosted and ranking.centrality else _flat,
             demote_factor=self.demote_factor,
-            names=stated_names(query).all if boosted and ranking.definitions and intent in DEFINITION_INTENTS
-            else frozenset(),
+            names=names,
+            generic=generic,
             prior=file_prior(query, ranking, named=topical, indexed=snapshot.files.__contains__) if understanding
             else prose_prior(query, ranking),
             one_per_file=ranking.one_per_file,
@@ -416,6 +434,25 @@ def _seed_note(seed: Seed | None) -> str:
 def _known_names(snapshot: Snapshot) -> Callable[[str], bool]:
     """The classifier's view of the symbol table: does a symbol of exactly this name exist?"""
     return lambda name: bool(snapshot.symbols.definitions(name))
+
+
+def _unless_generic(snapshot: Snapshot, classification: Classification) -> Classification:
+    """A name inside a question sends it to find_definition (DESIGN §2 rule 8) only when the name picks
+    definitions: `toString builder for readable descriptions` names one of forty `toString` methods,
+    none of them the answer, so it is the question rule 9 reads (a generic name, `generic_names`),
+    unless a file is named after it."""
+    target = classification.target
+    if classification.rule != IDENTIFIER_IN_QUERY_RULE or not target:
+        return classification
+    paths = defining_paths(snapshot, target)
+    if not generic_names([target], lambda _: paths) or any(named_file(path, target) for path in paths):
+        return classification
+    return Classification(UNDERSTAND_CODE, FALLBACK.confidence, FALLBACK.id)
+
+
+def defining_paths(snapshot: Snapshot, name: str) -> list[str]:
+    """The files that define `name` (a field or a variable of that name is no definition of it)."""
+    return [symbol.path for symbol in snapshot.symbols.definitions(name) if symbol.kind in DEFINITION_KINDS]
 
 
 def _flat(hit: Hit) -> float:

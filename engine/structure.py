@@ -214,6 +214,8 @@ def parse_file(path: str, text: str, language: str | None) -> ParsedFile:
         return ParsedFile(chunks=make_chunks(path, text, language, ()))
     data = text.encode("utf-8", "surrogatepass")
     tree = _parser(language).parse(data)
+    if language in ITEM_MACRO_LANGUAGES:
+        data, tree = _with_item_macros_opened(language, data, tree)
     scopes, references, import_nodes = _collect(language, tree.root_node)
     _nest(scopes, language)
     columns = _Columns(text, data)
@@ -222,6 +224,45 @@ def parse_file(path: str, text: str, language: str | None) -> ParsedFile:
     imports = _imports(language, import_nodes)
     chunks = make_chunks(path, text, language, symbols)
     return ParsedFile(symbols=symbols, references=parsed_references, imports=imports, chunks=chunks)
+
+
+# Languages whose code wraps definitions in macro calls that the grammar leaves as unparsed token trees:
+# tokio writes `cfg_rt! { pub struct LocalSet { … } }` some 300 times, so `LocalSet` had no definition.
+ITEM_MACRO_LANGUAGES = frozenset({"rust"})
+_ITEM_PARENTS = frozenset({"source_file", "declaration_list"})
+
+
+def _with_item_macros_opened(language: str, data: bytes, tree: ts.Tree) -> tuple[bytes, ts.Tree]:
+    """The file re-parsed with each item-position `name! { … }` call's head and braces blanked to
+    spaces, so the definitions inside parse as items at their own bytes, lines and columns. Kept
+    only when that parse is as clean as the first (a macro whose body is not items stays a call)."""
+    opened = bytearray(data)
+    changed = False
+    for node in tree.root_node.children if tree.root_node.type in _ITEM_PARENTS else ():
+        for call in _item_macro_calls(node):
+            body = call.children[-1]
+            if body.type != "token_tree" or not body.text or not body.text.startswith(b"{"):
+                continue
+            opened[call.start_byte:body.start_byte + 1] = b" " * (body.start_byte + 1 - call.start_byte)
+            opened[body.end_byte - 1:call.end_byte] = b" " * (call.end_byte - body.end_byte + 1)
+            changed = True
+    if not changed:
+        return data, tree
+    reparsed = _parser(language).parse(bytes(opened))
+    if reparsed.root_node.has_error and not tree.root_node.has_error:
+        return data, tree
+    return bytes(opened), reparsed
+
+
+def _item_macro_calls(node: ts.Node) -> Iterable[ts.Node]:
+    """Macro calls in item position at `node`: itself, or inside a module or impl body it opens."""
+    if node.type == "macro_invocation":
+        yield node
+        return
+    for child in node.children:
+        if child.type in _ITEM_PARENTS:
+            for item in child.children:
+                yield from _item_macro_calls(item)
 
 
 def _parser(language: str) -> ts.Parser:

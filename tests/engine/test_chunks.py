@@ -135,3 +135,34 @@ def test_empty_file_has_no_chunks() -> None:
 )
 def test_name_words(name: str, words: str) -> None:
     assert name_words(name) == words
+
+
+RUST_MODULE = """\
+//! Runs `!Send` futures on the current thread.
+//!
+//! # Examples
+use std::rc::Rc;
+
+pub struct LocalSet {
+    tick: u8,
+}
+
+pub fn spawn_local() -> u8 {
+    1
+}
+"""
+
+
+def test_every_chunk_of_a_rust_module_carries_its_summary_after_the_path() -> None:
+    """A function deep in `task/local.rs` is about what the file's `//!` doc says, as its head is."""
+    chunks = parse_file("src/task/local.rs", RUST_MODULE, "rust").chunks
+    later = [chunk for chunk in chunks if chunk.span.start_line > 0]
+    assert later and all(chunk.text.split("\n")[1] == "Runs `!Send` futures on the current thread." for chunk in later)
+    head = next(chunk for chunk in chunks if chunk.span.start_line == 0)
+    assert head.text.count("Runs `!Send`") == 1  # the head holds the doc itself, once
+    assert all("Examples" not in chunk.text.split("\n")[1] for chunk in chunks)
+
+
+def test_a_file_without_module_docs_gets_no_summary_line() -> None:
+    chunks = parse_file("src/plain.rs", "/// An item doc, not the module's.\npub fn f() {}\n", "rust").chunks
+    assert chunks[0].text.split("\n")[1] != "An item doc, not the module's."

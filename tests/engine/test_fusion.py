@@ -450,3 +450,13 @@ def test_of_several_definitions_the_one_in_the_file_named_after_it_leads() -> No
     named = fuse({"text": [extension, home]}, {"text": 1.0}, 10, _flat, names=frozenset({"Application"}))
     assert [r.path for r in named] == ["Sources/Application.swift", "Sources/Application+HTTP.swift"]
     assert named[0].score == _approx(2.0 * NAMED_FILE_SCALE / 12)
+
+
+def test_a_generic_name_lifts_only_its_definition_in_the_file_named_after_it() -> None:
+    """`Dapper`, the namespace every file opens, names none of them; `Dapper.cs` would be its home."""
+    namespace = _hit("src/SqlMapper.Cache.cs", 0, 9, "Dapper", "namespace")
+    home = _hit("src/Dapper.cs", 0, 9, "Dapper", "namespace")
+    fused = fuse({"text": [namespace, home]}, {"text": 1.0}, 10, _flat, names=frozenset({"Dapper"}),
+                 generic=frozenset({"Dapper"}))
+    assert {r.path: r.defines for r in fused} == {"src/SqlMapper.Cache.cs": False, "src/Dapper.cs": True}
+    assert fused[0].path == "src/Dapper.cs"

@@ -14,6 +14,7 @@ from fourfold.engine.profiles import (
     EMBEDDED_NAME_SCALE,
     EXAMPLE_PRIOR,
     FUSED_PATH_TERM_BOOST,
+    GENERIC_NAME_FILES,
     NAMED_FILE_SCALE,
     PATH_TERM_BOOST,
     PROSE_PRIOR,
@@ -29,12 +30,14 @@ from fourfold.engine.ranking import (
     boost_chunks,
     defines,
     file_prior,
+    generic_names,
     last_name,
     path_prior,
     path_term_ratio,
     prose_prior,
     query_keywords,
     stated_names,
+    with_generic,
 )
 from fourfold.engine.records import Chunk
 from fourfold.engine.structure import parse_file
@@ -84,6 +87,8 @@ def test_plain_words_state_no_name(query: str) -> None:
         ("ClientSession reuse across requests", {"ClientSession"}),  # a compound counts even first
         ("res.send body encoding and ETag generation", {"send", "ETag"}),  # a qualified name: its last part
         ("how Foo::bar and node->next are used", {"Foo", "bar", "next"}),  # Foo: capitalised
+        ("the Request type and HTTP request representation", {"Request"}),  # HTTP: an acronym, English
+        ("how SSL is set up and FMT_COMPILE checks", {"FMT_COMPILE"}),  # with an underscore: a macro
     ],
 )
 def test_code_style_words_inside_a_question_are_embedded_names(query: str, embedded: set[str]) -> None:
@@ -462,3 +467,26 @@ def test_a_header_beside_its_source_is_a_declaration(path: str, factor: float) -
     indexed = {"lib/url.h", "lib/url.c", "src/format.hpp"}
     prior = file_prior("how does curl parse a url", Ranking(path_terms=False), indexed=indexed.__contains__)
     assert prior is not None and prior(path) == pytest.approx(factor)
+
+
+def test_an_acronym_alone_is_a_name() -> None:
+    assert stated_names("URL").whole == {"URL"}
+
+
+def test_a_name_defined_in_more_files_than_the_limit_is_generic() -> None:
+    """A namespace every file opens, a method every class overrides; a class and its extensions is not."""
+    paths = {"toString": [f"src/C{i}.java" for i in range(GENERIC_NAME_FILES + 1)],
+             "Application": [f"Sources/Application+{i}.swift" for i in range(GENERIC_NAME_FILES)] * 3}
+    assert generic_names(["toString", "Application", "Absent"], lambda name: paths.get(name, [])) == {"toString"}
+
+
+def test_a_generic_embedded_name_boosts_only_the_definition_in_its_home_file(
+    lexer_class: Chunk, named_class: Chunk, usage: Chunk
+) -> None:
+    query = "why does the Tokenizer drop tabs"
+    everywhere = with_generic(stated_names(query), lambda name: [f"m{i}.py" for i in range(GENERIC_NAME_FILES + 1)])
+    assert everywhere.generic == {"Tokenizer"}
+    ranked = _scores(boost_chunks([(usage, 10.0), (lexer_class, 2.0), (named_class, 2.0)], query, Ranking(),
+                                  stated=everywhere))
+    assert ranked["text/lexer.py"] == pytest.approx(2.0)
+    assert ranked["text/tokenizer.py"] > 2.0 + 10.0 * DEFINITION_BOOST * EMBEDDED_NAME_SCALE

@@ -365,3 +365,33 @@ def test_every_match_carries_its_code_line(tmp_path: Path) -> None:
     assert busy["match_lines"] == [lines[m["start"]["line"]].strip() for m in busy["matches"]]
     assert all("tick(" in line for line in busy["match_lines"])
     assert busy["snippet"] == lines[busy["range"]["start"]["line"]].strip()  # a call site's snippet is its line
+
+
+@pytest.fixture
+def overrides_workspace(tmp_path: Path) -> Iterator[Workspace]:
+    """Seven Java classes that each override `toString`, and the builder the question is about."""
+    root = tmp_path / "lang"
+    root.mkdir()
+    for index in range(7):
+        (root / f"Value{index}.java").write_text(
+            f"public class Value{index} {{\n    public String toString() {{ return \"v{index}\"; }}\n}}\n")
+    (root / "ToStringBuilder.java").write_text(
+        "/** Builds readable descriptions of objects. */\npublic class ToStringBuilder {\n"
+        "    public ToStringBuilder append(String field, Object value) { return this; }\n}\n")
+    opened = Workspace(root, Settings(index_dir=str(tmp_path / "index"), semantic_backend="none"), background=False)
+    opened.refresh()
+    yield opened
+    opened.close()
+
+
+def test_a_generic_name_inside_a_question_does_not_make_it_a_definition_lookup(overrides_workspace: Workspace) -> None:
+    """DESIGN §2 rule 8 needs a name that picks definitions; `toString` is one of seven overrides."""
+    response = overrides_workspace.search(SearchRequest("toString builder for readable object descriptions"))
+    assert (response.intent, response.rule) == ("understand_code", "9:fallback")
+    assert response.results[0].path == "ToStringBuilder.java"
+    assert not any(result.defines for result in response.results)
+
+
+def test_a_name_a_few_files_define_still_routes_to_its_definition(overrides_workspace: Workspace) -> None:
+    response = overrides_workspace.search(SearchRequest("append calls in ToStringBuilder for fields"))
+    assert response.intent == "find_definition"

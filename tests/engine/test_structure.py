@@ -300,3 +300,35 @@ def test_a_named_function_assigned_to_its_own_name_is_one_definition() -> None:
     assert ("set.check", "function", 1) in by_name  # nested definitions hang off the one that stays
     assert [s.qualified for s in symbols if s.name == "load"] == ["load"]
     assert {"render", "render.draw"} <= {s.qualified for s in symbols}  # a different name is a different thing
+
+
+RUST_ITEM_MACROS = """\
+cfg_rt! {
+    /// A set of tasks run on the current thread.
+    pub struct LocalSet {
+        tick: u8,
+    }
+}
+
+mod inner {
+    cfg_net! {
+        pub fn bind() -> u8 { 1 }
+    }
+}
+"""
+
+
+def test_rust_definitions_inside_item_macro_calls_are_symbols_at_their_own_lines() -> None:
+    """tokio wraps hundreds of items in `cfg_rt! { … }`: the grammar leaves them unparsed token trees."""
+    parsed = parse_file("src/local.rs", RUST_ITEM_MACROS, "rust")
+    spans = {symbol.qualified: symbol.name_span for symbol in parsed.symbols}
+    assert spans["LocalSet"].start_line == 2
+    assert spans["inner.bind"].start_line == 9
+    chunk = next(chunk for chunk in parsed.chunks if chunk.symbol == "LocalSet")
+    assert "cfg_rt!" not in chunk.text and "pub struct LocalSet" in chunk.text
+
+
+def test_a_macro_call_whose_body_is_not_items_stays_a_call() -> None:
+    """A body of expressions does not parse as items: the file keeps its first, clean parse."""
+    parsed = parse_file("src/x.rs", "sum! { 1 + 2 * 3 }\nfn after() {}\n", "rust")
+    assert [symbol.qualified for symbol in parsed.symbols] == ["after"]
