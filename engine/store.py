@@ -35,7 +35,7 @@ from .graph import paused_gc
 from .records import FileRecord, ParsedFile
 
 # Bump whenever the row layout, a record's fields, or anything derived from parsing changes meaning.
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 INDEX_FILE = "index.sqlite"
 log = logging.getLogger(__name__)
 

@@ -4,6 +4,12 @@
   name: (property_identifier) @name
   (#eq? @name "constructor")) @definition.constructor
 
+; A class field holding a function (`handleClick = () => {…}`) is a method, not a field (first, so
+; it wins over the plain field pattern below).
+(field_definition
+  property: (property_identifier) @name
+  value: [(arrow_function) (function_expression)]) @definition.method
+
 (field_definition
   property: (property_identifier) @name) @definition.field
 

@@ -17,6 +17,12 @@
 (internal_module
   name: [(identifier) (nested_identifier)] @name) @definition.namespace
 
+; A class field holding a function (`produce = (base, recipe) => {…}`) is how many TS classes write
+; their methods: a method, not a field (first, so it wins over the plain field pattern below).
+(public_field_definition
+  name: (property_identifier) @name
+  value: [(arrow_function) (function_expression)]) @definition.method
+
 (public_field_definition
   name: (property_identifier) @name) @definition.field
 

@@ -332,3 +332,16 @@ def test_a_macro_call_whose_body_is_not_items_stays_a_call() -> None:
     """A body of expressions does not parse as items: the file keeps its first, clean parse."""
     parsed = parse_file("src/x.rs", "sum! { 1 + 2 * 3 }\nfn after() {}\n", "rust")
     assert [symbol.qualified for symbol in parsed.symbols] == ["after"]
+
+
+@pytest.mark.parametrize("language", ["javascript", "typescript", "tsx"])
+def test_a_class_field_holding_a_function_is_a_method(language: str) -> None:
+    """immer's `produce = (base, recipe) => {…}` is Immer's main method: `where is produce defined` must
+    find it as a method, while a field holding a value stays a field."""
+    source = ("class Immer {\n  produce = (base, recipe) => {\n    return recipe(base)\n  }\n"
+              "  finish = function finish() {}\n  autoFreeze = true\n}\n")
+    parsed = parse_file("immer." + {"javascript": "js", "typescript": "ts", "tsx": "tsx"}[language], source, language)
+    kinds = {s.qualified: s.kind for s in parsed.symbols}
+    assert kinds == {"Immer": "class", "Immer.produce": "method", "Immer.finish": "method",
+                     "Immer.autoFreeze": "field"}
+    assert symbol(parsed, "Immer.produce").name_span.start_line == 1
