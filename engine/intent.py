@@ -650,4 +650,13 @@ def pin(intent: str, query: str | None = None, known: Known | None = None) -> Cl
     if intent not in INTENTS:
         raise ValueError(f"unknown intent {intent!r}; expected one of: {', '.join(INTENTS)}")
     target = classify(query, known).target if query else None
+    if target is None and query and intent in _GRAPH_INTENTS:
+        # `callers` of `freeze` (an MCP tool, an editor command): the whole query is the name even when
+        # it reads as an English word, since the caller already said it is a symbol's references.
+        match = _WHOLE_IDENTIFIER_RE.fullmatch(_normalise(query))
+        target = match.group("name") if match else None
     return Classification(intent, 1.0, "pinned", target)
+
+
+# Pinned intents that answer nothing without a target: the graph needs a name to follow.
+_GRAPH_INTENTS = frozenset({FIND_REFERENCES, IMPACT_ANALYSIS})

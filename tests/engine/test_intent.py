@@ -285,6 +285,18 @@ def test_pin_is_certain_and_keeps_the_target() -> None:
     )
 
 
+@pytest.mark.parametrize(("intent", "query", "target"), [
+    ("find_references", "freeze", "freeze"),  # a plain word, but the caller said it is a symbol's callers
+    ("impact_analysis", "render()", "render"),
+    ("find_references", "how does freezing work", None),  # a sentence is not a name
+    ("understand_code", "freeze", None),  # a pinned question about a word is still a question
+])
+def test_a_pinned_graph_intent_takes_a_lone_word_as_its_target(intent: str, query: str, target: str | None) -> None:
+    """The MCP `callers` tool pins find_references with the bare name; `freeze` is no code-shaped word, and
+    without a target the graph has nothing to follow (it answered nothing)."""
+    assert pin(intent, query).target == target
+
+
 def test_pin_rejects_an_unknown_intent_by_naming_the_valid_ones() -> None:
     with pytest.raises(ValueError, match="find_definition"):
         pin("find_everything")
