@@ -158,7 +158,10 @@ def _row_line(position: int, row: dict[str, Any]) -> str:
     order = sorted(row.get("contributions") or {}, key=lambda m: -row["contributions"][m])
     why = ", ".join(f"{m} #{ranks[m] + 1}" if m in ranks else m for m in order)
     extra = f" +{len(row['matches'])} more in file" if row.get("matches") else ""
-    flags = " demoted" if row.get("demoted") else ""
+    # An agent must see a guess as a guess: a fuzzy suggestion for a name that does not exist, or a
+    # caller that only shares the name.
+    flags = "".join(flag for flag, on in ((" demoted", row.get("demoted")), (" approximate", row.get("approximate")),
+                                          (" name only", row.get("resolved") is False)) if on)
     return f"{position}. {row['path']}:{line}{symbol}{kind}  — {snippet} [{why}{flags}]{extra}"
 
 
