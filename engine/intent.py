@@ -54,7 +54,8 @@ class Rule:
 
     `shape` names how the query is tested (see `_MATCHERS`). For `phrases` rules, `phrases` maps a
     language to regex fragments; `{x}` marks where the target sits inside the phrase (any words,
-    the target is then picked out of them) and `{id}` a slot that only a code identifier may fill.
+    the target is then picked out of them), `{id}` a slot that only a code identifier may fill, and
+    `{name}` one word of any shape after a noun that says it is a name (`where is the function tinsert`).
     A phrase without a slot takes its target from the words after it, else from those before it.
     `targeted=False` rules name no target: a `how …` question is about behaviour, not a name.
     """
@@ -142,6 +143,8 @@ RULES: tuple[Rule, ...] = (
                 r"where\s+{x}\s+(?:is|are|gets)\s+(?:defined|declared|implemented)",
                 r"(?:definition|declaration|implementation)s?\s+(?:of|for)",
                 r"where(?:'s|\s+is)\s+{id}\s*\??$",
+                r"where(?:'s|\s+is|\s+are)\s+(?:the\s+)?(?:function|method|class|struct|interface|trait|type|enum"
+                r"|module|macro|constant|variable)\s+{name}\s*\??$",
             ),
             "it": (
                 r"dove\s+(?:è|e|viene|vengono|sono)\s+(?:definit[oaie]|dichiarat[oaie]|implementat[oaie])",
@@ -149,11 +152,14 @@ RULES: tuple[Rule, ...] = (
                 r"definizion[ei]\s+(?:di|del|della|dello|dei)",
                 r"dove\s+si\s+trova",
                 r"dov(?:'è|e\s+è)\s+{id}\s*\??$",
+                r"dov(?:'è|e\s+è)\s+(?:la\s+funzione|il\s+metodo|la\s+classe|il\s+tipo|il\s+modulo|la\s+costante"
+                r"|la\s+macro|la\s+variabile)\s+{name}\s*\??$",
             ),
             "vi": (
                 r"{x}\s+được\s+(?:định\s+nghĩa|khai\s+báo|cài\s+đặt)\s+ở\s+đâu",
                 r"định\s+nghĩa(?:\s+của)?",
                 r"{id}\s+(?:nằm\s+)?ở\s+đâu\s*\??$",
+                r"(?:hàm|lớp|phương\s+thức|kiểu|hằng|biến)\s+{name}\s+(?:nằm\s+)?ở\s+đâu\s*\??$",
             ),
         },
     ),
@@ -420,6 +426,7 @@ _PANIC_RE = re.compile(r"(?<![\w$])panic:")
 _WHOLE_IDENTIFIER_RE = re.compile(rf"`?(?P<name>{_TOKEN})`?\s*(?:\(\s*\))?\s*\??")
 _SLOT_X = r"(?P<x>.+?)"
 _SLOT_ID = rf"(?P<id>{_TOKEN})"
+_SLOT_NAME = rf"(?P<name>{_TOKEN})"
 _LOOKBEHIND_RE = re.compile(r"\(\?<!(?:\\.|[^)])*\)")
 
 
@@ -499,8 +506,8 @@ def _bounded(fragment: str) -> str:
 
 
 def _compile_phrase(fragment: str) -> _Phrase:
-    slot = "x" if "{x}" in fragment else "id" if "{id}" in fragment else None
-    source = _bounded(fragment).replace("{x}", _SLOT_X).replace("{id}", _SLOT_ID)
+    slot = next((name for name in ("x", "id", "name") if f"{{{name}}}" in fragment), None)
+    source = _bounded(fragment).replace("{x}", _SLOT_X).replace("{id}", _SLOT_ID).replace("{name}", _SLOT_NAME)
     return _Phrase(re.compile(source, re.IGNORECASE | re.DOTALL), slot)
 
 
@@ -508,7 +515,8 @@ def _screen_source(fragments: list[str]) -> str:
     """An RE2 pattern matching every query some row matches (maybe more): RE2 has no lookbehind,
     so word boundaries consume a non-word character, lookbehinds are dropped and both slots become
     `.+?`. `_normalise` leaves only ASCII spaces, which RE2's `\\s` and Python's agree on."""
-    bodies = [_LOOKBEHIND_RE.sub("", f).replace("{x}", ".+?").replace("{id}", ".+?") for f in fragments]
+    bodies = [_LOOKBEHIND_RE.sub("", f).replace("{x}", ".+?").replace("{id}", ".+?").replace("{name}", ".+?")
+              for f in fragments]
     return rf"(?is)(?:^|[^\pL\pN_])(?:{'|'.join(bodies)})(?:$|[^\pL\pN_])"
 
 
@@ -537,6 +545,8 @@ def _match_phrases(rule: Rule, query: str, known: Known | None) -> _Found | None
             continue
         if phrase.slot == "x":
             return _Found(_pick_target(match.group("x"), known))
+        if phrase.slot == "name":
+            return _Found(match.group("name"))
         return _Found(_pick_target(query[match.end() :], known) or _pick_target(query[: match.start()], known))
     return None
 

@@ -98,6 +98,13 @@ CASES: list[tuple[str, str, float, str, str | None]] = [
     ("definition of retry", "find_definition", 0.90, "4b:where-defined", "retry"),
     ("go to definition of Session.send", "find_definition", 0.90, "4b:where-defined", "Session.send"),
     ("where is parseConfig", "find_definition", 0.90, "4b:where-defined", "parseConfig"),
+    # A plain word is a name when the question says so with a noun (`the function X`), in every language.
+    ("where is the function tinsert", "find_definition", 0.90, "4b:where-defined", "tinsert"),
+    ("where's the class Session?", "find_definition", 0.90, "4b:where-defined", "Session"),
+    ("dov'è la funzione stringify", "find_definition", 0.90, "4b:where-defined", "stringify"),
+    ("hàm stringify ở đâu", "find_definition", 0.90, "4b:where-defined", "stringify"),
+    # ... but not a description after the noun.
+    ("where is the function that parses config", "understand_code", 0.40, "9:fallback", None),
     # rule 4b: Italian
     ("dove è definito parseConfig", "find_definition", 0.90, "4b:where-defined", "parseConfig"),
     ("dov'è definita load_settings", "find_definition", 0.90, "4b:where-defined", "load_settings"),
