@@ -6,8 +6,9 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from tree import indexed_workspace
 
-from fourfold.engine import SearchError, SearchRequest, Settings, Workspace
+from fourfold.engine import SearchError, SearchRequest, Workspace
 from fourfold.engine.decompose import (
     FILE,
     IDENTIFIER,
@@ -178,13 +179,7 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Workspace:
         "CHANGES.rst": "Writing a table with header_rows to rst format now fails for the rst format header rows\n" * 5,
         ".github/ISSUE_TEMPLATE/bug.yml": "name: Writing a table fails for the rst format header rows\n" * 5,
     }
-    for path, text in files.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text)
-    space = Workspace(root, Settings(index_dir=str(root.parent / "astropy-index"), semantic_backend="none"),
-                      background=False)
-    space.refresh()
-    return space
+    return indexed_workspace(root, files, root.parent / "astropy-index")
 
 
 def test_an_issue_is_decomposed_and_explains_itself(workspace: Workspace) -> None:

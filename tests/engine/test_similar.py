@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from tree import indexed_workspace
 
 from fourfold.engine import SearchRequest, Settings, Workspace
 from fourfold.engine.similar import named_seed, structural_siblings
@@ -32,13 +33,7 @@ FILES = {
 
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
-    root = tmp_path_factory.mktemp("similar")
-    for path, text in FILES.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text)
-    opened = Workspace(root, Settings(index_dir=str(tmp_path_factory.mktemp("index")), semantic_backend="none"),
-                       background=False)
-    opened.refresh()
+    opened = indexed_workspace(tmp_path_factory.mktemp("similar"), FILES, tmp_path_factory.mktemp("index"))
     yield opened
     opened.close()
 
