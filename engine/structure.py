@@ -121,6 +121,8 @@ IGNORED_REFERENCES: dict[str, frozenset[str]] = {
 # TypeScript's tags.scm is written as an addition to JavaScript's (tree-sitter's own config
 # inherits it), so both are loaded for TS and TSX.
 INHERITED_TAGS = {"typescript": ("javascript",), "tsx": ("javascript",)}
+# TSX is TypeScript with JSX: it reads TypeScript's own queries rather than a copy of them.
+OWN_QUERIES = {"tsx": "typescript"}
 
 # A capture on a small node stands for a larger definition: the declarator of a C function is
 # lifted to the function (or prototype), a JS declarator to its `const` statement, a Go type_spec
@@ -279,7 +281,7 @@ def _parser(language: str) -> ts.Parser:
 @cache
 def _query(language: str) -> ts.Query:
     """Fourfold's patterns first (they win ties on the same node), then the shipped tags."""
-    own = QUERY_FOLDER / f"{language}.scm"
+    own = QUERY_FOLDER / f"{OWN_QUERIES.get(language, language)}.scm"
     parts = [own.read_text(encoding="utf-8") if own.is_file() else ""]
     parts.append(shipped_tags_query(language))
     parts.extend(shipped_tags_query(parent) for parent in INHERITED_TAGS.get(language, ()))

@@ -1,4 +1,4 @@
-; Fourfold's own TypeScript queries. The grammar's tags.scm only adds TS-specific nodes to the
+; Fourfold's own TypeScript queries (TSX reads them too). The grammar's tags.scm only adds TS-specific nodes to the
 ; JavaScript tags (which Fourfold also loads); here: classes, aliases, enums, fields, inheritance, imports.
 
 (method_definition
