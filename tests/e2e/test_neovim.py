@@ -28,17 +28,9 @@ def command(name: str, *arguments: Any) -> dict[str, Any]:
     return {"method": "workspace/executeCommand", "params": {"command": name, "arguments": list(arguments)}}
 
 
-@pytest.fixture(scope="module")
-def neovim_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    tmp = tmp_path_factory.mktemp("neovim")
-    root = copy_fixture(tmp)
-    out = tmp / "out.json"
-    requests = [
-        {"method": "workspace/symbol", "params": {"query": "load_settings"}},
-        {"method": "workspace/symbol", "params": {"query": "launchRocket"}},
-        command("fourfold.search", {"query": "how does retry work", "limit": 5}),
-        command("fourfold.indexStatus"),
-    ]
+def run_requests(root: Path, tmp: Path, out: Path, requests: list[dict[str, Any]]) -> dict[str, Any]:
+    """Start a real headless Neovim on `root` with the server attached, send `requests` in order and
+    return its JSON record of the answers (shared by the Neovim tests)."""
     xdg = tmp / "xdg"
     env = {
         **os.environ,
@@ -55,6 +47,20 @@ def neovim_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     result = json.loads(out.read_text())
     assert completed.returncode == 0, (result.get("error"), result.get("responses"), completed.stderr[-2000:])
     return {"root": root, **result}
+
+
+@pytest.fixture(scope="module")
+def neovim_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    tmp = tmp_path_factory.mktemp("neovim")
+    root = copy_fixture(tmp)
+    out = tmp / "out.json"
+    requests = [
+        {"method": "workspace/symbol", "params": {"query": "load_settings"}},
+        {"method": "workspace/symbol", "params": {"query": "launchRocket"}},
+        command("fourfold.search", {"query": "how does retry work", "limit": 5}),
+        command("fourfold.indexStatus"),
+    ]
+    return run_requests(root, tmp, out, requests)
 
 
 def test_neovim_sees_the_server_and_its_commands(neovim_run: dict[str, Any]) -> None:

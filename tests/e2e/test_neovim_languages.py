@@ -5,16 +5,12 @@ used above its definition, in Kotlin, Haskell, a shebang Bash script and Python.
 
 from __future__ import annotations
 
-import json
-import os
 import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import SERVER_COMMAND
-from test_neovim import NVIM, RUN_TIMEOUT_S, SCRIPT
+from test_neovim import run_requests
 
 pytestmark = [pytest.mark.e2e]
 FIXTURE = Path(__file__).parent.parent / "fixtures" / "languages"
@@ -43,22 +39,7 @@ def neovim_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         requests.append({"method": "textDocument/definition", "params": {
             "textDocument": {"uri": (root / path).as_uri()},
             "position": {"line": use, "character": column(root, path, use, name) + 1}}})
-    xdg = tmp / "xdg"
-    env = {
-        **os.environ,
-        "XDG_CONFIG_HOME": str(xdg / "config"), "XDG_DATA_HOME": str(xdg / "data"),
-        "XDG_STATE_HOME": str(xdg / "state"), "XDG_CACHE_HOME": str(xdg / "cache"),
-        "FOURFOLD_CMD_JSON": json.dumps(SERVER_COMMAND), "FOURFOLD_ROOT": str(root), "FOURFOLD_OUT": str(out),
-        "FOURFOLD_REQUESTS_JSON": json.dumps(requests),
-        "FOURFOLD_INIT_OPTIONS_JSON": json.dumps({"indexDir": str(tmp / "index"), "semanticBackend": "none"}),
-    }
-    completed = subprocess.run(
-        [str(NVIM), "--headless", "-n", "-i", "NONE", "-u", "NONE", "-c", f"luafile {SCRIPT}"],
-        env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=RUN_TIMEOUT_S, check=False)
-    assert out.exists(), completed.stderr
-    result = json.loads(out.read_text())
-    assert completed.returncode == 0, (result.get("error"), result.get("responses"), completed.stderr[-2000:])
-    return {"root": root, **result}
+    return run_requests(root, tmp, out, requests)
 
 
 @pytest.mark.parametrize("index", range(len(USED_BEFORE_DEFINED)))
