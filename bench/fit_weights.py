@@ -59,10 +59,10 @@ def _open(root: Path, settings: Settings, index_dir: Path) -> Workspace:
 
 def _score(loaded: Loaded, ranking: Ranking, preset: str) -> float:
     """Mean NDCG@10 of the corpus's answerable queries (semble's metric for semble's, ours otherwise)."""
-    loaded.workspace.ranking = ranking
     values = []
     for query in loaded.queries:
-        response = loaded.workspace.search(SearchRequest(query=query.query, limit=10, preset=preset))
+        request = SearchRequest(query=query.query, limit=10, preset=preset, ranking=ranking)
+        response = loaded.workspace.search(request)
         ranked = tuple(Ranked(loaded.corpus.label_path(r.path), r.span, tuple(r.matches)) for r in response.results)
         values.append(semble_ndcg(ranked, query.gold) if query.semble else score_query(query, ranked).ndcg)
     return statistics.fmean(values)

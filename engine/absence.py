@@ -15,16 +15,19 @@ import re
 
 import numpy as np
 
-from .intent import Classification, is_product_name
+from .parsedquery import ParsedQuery
 from .profiles import (
     ABSENCE_CONFIRM_FILES,
     EXACT_MATCH,
+    EXISTS_CANDIDATES,
     FIND_DEFINITION,
     FIND_REFERENCES,
     IMPACT_ANALYSIS,
+    NAMED_TIERS,
+    SIMILAR_NAME_CANDIDATES,
     SIMILAR_NAMES_SHOWN,
 )
-from .ranking import DEFINITION_KINDS, is_test_path, stated_names
+from .ranking import DEFINITION_KINDS, is_test_path
 from .snapshot import Snapshot
 from .textsearch import candidate_plan, parse_text_query
 from .tokens import split_identifier
@@ -33,11 +36,8 @@ __all__ = ["absence_note", "occurs", "similar_names"]
 
 # Intents whose target must be a symbol of the index for the answer to be one.
 TARGET_INTENTS = frozenset({FIND_DEFINITION, FIND_REFERENCES, IMPACT_ANALYSIS})
-# Tiers of the symbol table that mean "this name exists", as opposed to a prefix or fuzzy guess.
-_EXISTS_TIERS = frozenset({"exact", "case", "words"})
+# Not parsedquery.QUALIFIER: a PHP `\` namespace stays whole here, as it always has.
 _QUALIFIER = re.compile(r"::|\.|#|->")
-# An acronym or a product in a question (`SQL`, `gRPC`) names a thing, as a code identifier does.
-_ACRONYM = re.compile(r"^[A-Z][A-Z0-9]+$")
 
 
 def similar_names(snapshot: Snapshot, name: str) -> list[str]:
@@ -47,7 +47,7 @@ def similar_names(snapshot: Snapshot, name: str) -> list[str]:
     found: list[str] = []
     words = sorted(split_identifier(name), key=len, reverse=True)
     for probe in [name, name[: max(3, 2 * len(name) // 3)], *words[:1]]:
-        for match in snapshot.symbols.search(probe, None, 50):
+        for match in snapshot.symbols.search(probe, None, SIMILAR_NAME_CANDIDATES):
             symbol = match.symbol
             if symbol.kind in DEFINITION_KINDS and symbol.name not in found and not is_test_path(symbol.path):
                 found.append(match.symbol.name)
@@ -58,7 +58,7 @@ def similar_names(snapshot: Snapshot, name: str) -> list[str]:
 
 def _defined(snapshot: Snapshot, target: str) -> bool:
     name = _QUALIFIER.split(target.strip())[-1] or target
-    return any(match.tier in _EXISTS_TIERS for match in snapshot.symbols.search(name, None, 5))
+    return any(match.tier in NAMED_TIERS for match in snapshot.symbols.search(name, None, EXISTS_CANDIDATES))
 
 
 def occurs(snapshot: Snapshot, word: str) -> bool:
@@ -84,16 +84,9 @@ def occurs(snapshot: Snapshot, word: str) -> bool:
     return any(found(text) for text in snapshot.buffers.values())
 
 
-def _named_things(query: str) -> list[str]:
-    """The words of a question that name something: identifiers, capitalised words after the first,
-    acronyms and product names (`Kafka`, `gRPC`, `GraphQL`, `render_react_sidebar`)."""
-    words = [w for w in re.findall(r"[A-Za-z_$][\w$.]*", query) if len(w) > 2]
-    named = set(stated_names(query).all) | {w for w in words if is_product_name(w) or _ACRONYM.match(w)}
-    return sorted(w.strip(".") for w in named if len(w.strip(".")) > 2)
-
-
-def absence_note(snapshot: Snapshot, query: str, classification: Classification, strategy: str) -> str | None:
+def absence_note(snapshot: Snapshot, query: ParsedQuery, strategy: str) -> str | None:
     """What the response must say when the query's target is not in the workspace, or None."""
+    classification = query.classification
     target = classification.target
     intent = classification.intent
     if intent in TARGET_INTENTS and target:
@@ -104,10 +97,10 @@ def absence_note(snapshot: Snapshot, query: str, classification: Classification,
         suggestion = f"; similar names: {', '.join(names)}" if names else ""
         return f"no {kind} {target}{suggestion}"
     if intent == EXACT_MATCH and strategy == "rescued":
-        return f"no exact match for {target or query!r}; showing related code"
+        return f"no exact match for {target or query.raw!r}; showing related code"
     if intent == EXACT_MATCH or classification.seed is not None:
         return None  # a find_similar seed was found in the index: what it is like exists
-    missing = [word for word in _named_things(query) if not occurs(snapshot, word)]
+    missing = [word for word in query.named_things if not occurs(snapshot, word)]
     if missing:
         return f"{', '.join(missing)} occurs nowhere in this workspace; results are approximate"
     return None

@@ -642,8 +642,10 @@ def _warm(workspace: Workspace) -> None:
         workspace.search(SearchRequest(query=WARM_UP_QUESTION, limit=1, modes=("text",)))
 
 
-def _fused(workspace: Workspace, query: EvalQuery, preset: str, limit: int, label: str = "") -> Outcome:
-    response = workspace.search(SearchRequest(query=query.query, limit=limit, preset=preset))
+def _fused(workspace: Workspace, query: EvalQuery, preset: str, limit: int, label: str = "",
+           ranking: Ranking | None = None) -> Outcome:
+    response = workspace.search(SearchRequest(query=query.query, limit=limit, preset=preset,
+                                              ranking=ranking or Ranking()))
     ranked = tuple(Ranked(r.path, r.span, tuple(r.matches), r.approximate) for r in response.results)
     return Outcome(query, fused_name(preset, label), ranked, response.timings_ms["total"], response.intent,
                    response.fusion_strategy, tuple(response.notes), response.rule)
@@ -655,16 +657,12 @@ def _without_feature(feature: str) -> Ranking:
 
 
 def _ablated(workspace: Workspace, queries: Sequence[EvalQuery], options: EvalOptions) -> list[Outcome]:
-    """The same queries with one variant at a time in force; the full engine is restored after."""
+    """The same queries with one variant at a time, each request carrying its own switches."""
     outcomes: list[Outcome] = []
-    try:
-        for name, ranking in ablations().items():
-            workspace.ranking = ranking
-            label = f"{options.label} {name}".strip()
-            outcomes.extend(_fused(workspace, query, preset, options.limit, label)
-                            for preset in options.presets for query in queries)
-    finally:
-        workspace.ranking = Ranking()
+    for name, ranking in ablations().items():
+        label = f"{options.label} {name}".strip()
+        outcomes.extend(_fused(workspace, query, preset, options.limit, label, ranking)
+                        for preset in options.presets for query in queries)
     return outcomes
 
 

@@ -36,6 +36,7 @@ import scipy.sparse as sp
 
 from .imports import FileSet, path_keys, resolve_import, spec_keys
 from .languages import detect_language
+from .profiles import IMPACT_DEPTH
 from .records import Hit, ParsedFile, Reference, Span, Symbol
 
 # Query words that name nothing in code (English; the classifier strips other languages' phrases).
@@ -732,7 +733,7 @@ class CodeGraph:
                         _keep_best(best, target, hit)
             return _ranked(best.values(), limit)
 
-    def impact(self, name: str, depth: int = 3, limit: int = 50) -> list[Hit]:
+    def impact(self, name: str, depth: int = IMPACT_DEPTH, limit: int = 50) -> list[Hit]:
         """What depends on `name` within `depth` steps: nearest first, then most central.
 
         Each hit's `via` is the chain of names from the hit to `name`. Members count as the thing

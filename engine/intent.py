@@ -32,7 +32,20 @@ from .profiles import (
 )
 from .records import Seed
 
-__all__ = ["RULES", "Classification", "Known", "Rule", "classify", "is_identifier", "is_product_name", "pin"]
+__all__ = [
+    "REGEX_MIN_LENGTH",
+    "RULES",
+    "Classification",
+    "Known",
+    "Rule",
+    "classify",
+    "identifiers",
+    "is_explicit_regex",
+    "is_identifier",
+    "is_product_name",
+    "pin",
+    "quoted_strings",
+]
 
 
 @dataclass(frozen=True)
@@ -569,9 +582,19 @@ def _match_decl_keyword(rule: Rule, query: str, known: Known | None) -> _Found |
     return None
 
 
+# Shortest `/…/` that is a regex: two slashes around at least one character. (`//` alone is a comment
+# marker people search for; textsearch.parse_text_query still reads it as an empty regex and says so.)
+REGEX_MIN_LENGTH = 3
+
+
+def is_explicit_regex(text: str) -> bool:
+    """Whether the user wrote a regex on purpose: `re:…` or `/…/` (issue 2). The one detector the
+    classifier and the searcher share."""
+    return text.startswith("re:") or (len(text) >= REGEX_MIN_LENGTH and text.startswith("/") and text.endswith("/"))
+
+
 def _match_regex(rule: Rule, query: str, known: Known | None) -> _Found | None:
-    explicit = query.startswith("re:") or (len(query) > 2 and query.startswith("/") and query.endswith("/"))
-    return _Found(query) if explicit else None
+    return _Found(query) if is_explicit_regex(query) else None
 
 
 def _match_quoted(rule: Rule, query: str, known: Known | None) -> _Found | None:
@@ -581,6 +604,17 @@ def _match_quoted(rule: Rule, query: str, known: Known | None) -> _Found | None:
 
 def _quoted_text(match: re.Match[str]) -> str:
     return next(group for group in match.groups() if group)
+
+
+def quoted_strings(query: str) -> tuple[str, ...]:
+    """Every quoted string of a query, in order (the first is what rule 4 takes as the target)."""
+    return tuple(_quoted_text(match) for match in _QUOTED_RE.finditer(_normalise(query).strip()))
+
+
+def identifiers(query: str, known: Known | None = None) -> tuple[str, ...]:
+    """The words of a query that read as code (`is_identifier`), in order; the first is rule 8's target."""
+    tokens = (match.group() for match in _TOKEN_RE.finditer(_normalise(query)))
+    return tuple(token for token in tokens if is_identifier(token, known))
 
 
 def _match_error_token(rule: Rule, query: str, known: Known | None) -> _Found | None:

@@ -21,6 +21,7 @@ from pathlib import PurePosixPath
 import bm25s
 import numpy as np
 
+from .profiles import BM25_B, BM25_K1
 from .ranking import DEFINITION_KINDS, last_name
 from .records import Chunk
 from .tokens import code_tokens, query_tokens, token_bag
@@ -35,9 +36,9 @@ PATH_WEIGHT = 2
 # How many trailing folder names count as part of the path field (`inventory/service.py` ->
 # `inventory`); deeper folders (`src`, `main`, `java`, `com`) say little about the content.
 PATH_FOLDERS = 2
-# BM25 parameters: bm25s' defaults (Lucene's k1 and b).
-K1 = 1.5
-B = 0.75
+# BM25 parameters: profiles.BM25_K1 and BM25_B.
+K1 = BM25_K1
+B = BM25_B
 # Chunks whose tokens are remembered between builds: the index is rebuilt after every file change,
 # and re-tokenising the unchanged 99% of a repository is most of a rebuild's cost.
 TOKEN_CACHE_SIZE = 1 << 17
@@ -86,10 +87,14 @@ class LexicalIndex:
         return cls(model, len(chunks), definitions)
 
     def search(self, query: str, limit: int = 50) -> list[tuple[int, float]]:
-        """(chunk position, score) of the best chunks for a query, best first; only positive scores."""
+        """(chunk position, score) of the best chunks for a text, best first; only positive scores."""
+        return self.search_tokens(query_tokens(query), limit)
+
+    def search_tokens(self, tokens: Sequence[str], limit: int = 50) -> list[tuple[int, float]]:
+        """`search` for a query already tokenised (`ParsedQuery.tokens`, the same `query_tokens`)."""
         if self.model is None or limit <= 0:
             return []
-        known = [token for token in query_tokens(query) if token in self.model.vocab_dict]
+        known = [token for token in tokens if token in self.model.vocab_dict]
         if not known:
             return []
         scores = np.asarray(self.model.get_scores(known), dtype=np.float64)

@@ -214,3 +214,43 @@ ABSENCE_CONFIRM_FILES: Final = 50
 # docstring) is shown at the file's best function instead when that function scores at least this
 # share of the head: close enough that the function is the answer, not a side match.
 LINE_LEVEL_SHARE: Final = 0.5
+
+# --- Retrieval budgets (issue 11: every design number in this one table). ---
+# Every retriever gets this long before it is left out of fusion (a slow model must not hold the
+# query); textsearch.SCAN_BUDGET_S stops the scan itself at the same moment.
+RETRIEVER_BUDGET_S: Final = 5.0
+# Hits each retriever contributes to fusion: RRF at k 40-60 gives rank 100 under a fifth of rank 0's
+# share, so deeper lists change almost no order and cost time in every retriever.
+RETRIEVER_DEPTH: Final = 100
+# Hops an impact question follows through dependents (`what breaks if I change X`): three reaches
+# the callers of callers of callers; further, nearly everything in a connected repository depends on X.
+IMPACT_DEPTH: Final = 3
+# Rows of the binary (Hamming) shortlist rescored in float: 100 gives recall@10 above 0.9 on 256-d
+# WordLlama vectors of real code (tests/engine/test_vectors.py) at well under a millisecond.
+VECTOR_CANDIDATES: Final = 100
+# Top fused results of a find_similar description among which the seed is picked (the first that is
+# code, not a test or prose): a page of results, as the user would read it.
+SEED_CANDIDATES: Final = 10
+
+# --- Symbol search (engine/symbols.py): what answers Ctrl+T. ---
+# Tier -> base score; a match scores its tier's base plus a fuzzy quality in [0, 1), so a better tier
+# always wins: the exact name, then another case or spelling, the same words, a prefix, a fuzzy match.
+SYMBOL_TIERS: Final[Mapping[str, float]] = MappingProxyType(
+    {"exact": 5.0, "case": 4.0, "words": 3.0, "prefix": 2.0, "fuzzy": 1.0}
+)
+# Tiers that mean "this name exists" (same name, or same words), as opposed to a prefix or fuzzy guess:
+# what a question's word must reach to count as structural evidence, and a target to count as defined.
+NAMED_TIERS: Final[frozenset[str]] = frozenset({"exact", "case", "words"})
+# A name that exists in another case or spelling only (`FileBasedCache` for `filebasedcache`): what a
+# find_similar seed named without an exact definition may still be.
+SPELLING_TIERS: Final[frozenset[str]] = frozenset({"case", "words"})
+# Symbols looked at for the "similar names" of a missing target, to confirm one exists, and for a
+# find_similar seed named in another spelling.
+SIMILAR_NAME_CANDIDATES: Final = 50
+EXISTS_CANDIDATES: Final = 5
+SEED_NAME_CANDIDATES: Final = 20
+
+# --- BM25 (engine/lexical.py). ---
+# bm25s' defaults, which are Lucene's k1 and b: no query set here justifies others.
+BM25_K1: Final = 1.5
+BM25_B: Final = 0.75

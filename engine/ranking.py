@@ -14,8 +14,19 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from functools import lru_cache
 from pathlib import PurePosixPath
+from typing import TYPE_CHECKING
 
 from .languages import DOC_LANGUAGES, detect_language
+from .parsedquery import (
+    QUALIFIER,
+    ParsedQuery,
+    StatedNames,
+    asks_about_docs,
+    asks_about_tests,
+    named_file,
+    query_keywords,
+    stated_names,
+)
 from .profiles import (
     COMPAT_PRIOR,
     DEFINITION_BOOST,
@@ -33,7 +44,10 @@ from .profiles import (
     TYPE_STUB_PRIOR,
 )
 from .records import Chunk
-from .tokens import ENGLISH_STOP_WORDS, split_identifier
+from .tokens import split_identifier
+
+if TYPE_CHECKING:
+    from .snapshot import Snapshot
 
 __all__ = [
     "DEFINITION_KINDS",
@@ -42,6 +56,7 @@ __all__ = [
     "StatedNames",
     "boost_chunks",
     "defines",
+    "defining_paths",
     "file_prior",
     "generic_names",
     "is_test_path",
@@ -50,6 +65,8 @@ __all__ = [
     "path_prior",
     "path_term_ratio",
     "prose_prior",
+    "query_keywords",
+    "query_path_prior",
     "stated_names",
     "with_generic",
 ]
@@ -89,67 +106,16 @@ class Ranking:
 FEATURES: tuple[str, ...] = tuple(f.name for f in fields(Ranking) if f.type in ("bool", bool))
 
 
-@dataclass(frozen=True)
-class StatedNames:
-    """Identifiers a query states: the whole query when it is one (`ClientSession`, `a.b`), or those
-    written in code style inside a longer question (`why does safeParse throw`)."""
-
-    whole: frozenset[str] = frozenset()
-    embedded: frozenset[str] = frozenset()
-
-    # Embedded names too widely defined to pick a definition (`generic_names`): only the definition in
-    # the file named after one of them counts as defining it.
-    generic: frozenset[str] = frozenset()
-
-    def __bool__(self) -> bool:
-        return bool(self.whole or self.embedded)
-
-    def names_definition(self, name: str, path: str) -> bool:
-        """Whether a definition of `name` in `path` is a definition the query names."""
-        return name in self.all and (name not in self.generic or named_file(path, name))
-
-    @property
-    def all(self) -> frozenset[str]:
-        return self.whole | self.embedded
-
-
-# A query that is one symbol: qualified (`a.b`, `A::B`, `a->b`), `_private`, mixed case or snake
-# case, or capitalised (`Tokenizer`, `URL`). One lowercase word (`response`) reads as English.
-_SYMBOL_QUERY = re.compile(
-    r"^(?:[A-Za-z_]\w*(?:(?:::|\\|->|\.|#)[A-Za-z_]\w*)+|_\w*|[A-Za-z][A-Za-z0-9]*[A-Z_]\w*|[A-Z][A-Za-z0-9]*)$"
-)
-_QUALIFIER = re.compile(r"::|\\|->|\.|#")
-# Code-style words inside a sentence: PascalCase compounds, camelCase, snake_case, and capitalised
-# words after the first (`how does the Router match paths`: a class, by the way it is written).
-_EMBEDDED = re.compile(
-    r"\b(?:[A-Z][a-z0-9]+[A-Z]\w*|[a-z][a-z0-9]*[A-Z]\w*|[A-Za-z][A-Za-z0-9]*_\w+)\b|(?<=\s)[A-Z][A-Za-z0-9]+\b"
-)
-# An all-capitals word inside a sentence is an acronym read as English (`HTTP request representation`,
-# `how SSL is configured`, `deserializer IL`), not a name: a struct `HTTP` is not what it asks for.
-# Alone (`URL`) it is a name; with an underscore (`FMT_COMPILE`) a constant or macro.
-_ACRONYM = re.compile(r"^[A-Z]+$")
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-# A qualified name inside a sentence (`how res.send encodes the body`): it names its last part.
-_DOTTED = re.compile(r"\b[A-Za-z_]\w+(?:(?:\.|::|->|#)[A-Za-z_]\w+)+\b")
-
-
-@lru_cache(maxsize=1024)
-def stated_names(query: str) -> StatedNames:
-    """The identifiers `query` names, as written (names are compared case-sensitively)."""
-    text = query.strip().strip("`'\"")
-    if _SYMBOL_QUERY.match(text):
-        parts = [part for part in _QUALIFIER.split(text) if part]
-        return StatedNames(whole=frozenset({parts[-1]}))
-    dotted = {_QUALIFIER.split(name)[-1] for name in _DOTTED.findall(query)}
-    embedded = {word for word in _EMBEDDED.findall(query) if not _ACRONYM.match(word)}
-    return StatedNames(embedded=frozenset(embedded) | dotted)
-
-
 def generic_names(names: Collection[str], defining_paths: Callable[[str], Collection[str]]) -> frozenset[str]:
     """Names that more than GENERIC_NAME_FILES files define (`defining_paths(name)`: the paths of its
     definitions): a namespace, an overridden method. Written inside a question, such a name says
     what the question is about, not which definition answers it."""
     return frozenset(name for name in names if len(set(defining_paths(name))) > GENERIC_NAME_FILES)
+
+
+def defining_paths(snapshot: Snapshot, name: str) -> list[str]:
+    """The files that define `name` (a field or a variable of that name is no definition of it)."""
+    return [symbol.path for symbol in snapshot.symbols.definitions(name) if symbol.kind in DEFINITION_KINDS]
 
 
 def with_generic(names: StatedNames, defining_paths: Callable[[str], Collection[str]]) -> StatedNames:
@@ -162,20 +128,12 @@ def last_name(symbol: str | None) -> str | None:
     """`Client.send` -> `send`: the name a definition is called by."""
     if not symbol:
         return None
-    return _QUALIFIER.split(symbol)[-1] or None
+    return QUALIFIER.split(symbol)[-1] or None
 
 
 def defines(symbol: str | None, kind: str | None, names: Collection[str]) -> bool:
     """Whether a definition of `kind` named `symbol` is one of `names`."""
     return kind in DEFINITION_KINDS and last_name(symbol) in names
-
-
-def named_file(path: str, name: str) -> bool:
-    """`tokenizer.py` for `Tokenizer`, `sessions.py` for `Session`, `merge_config.js` for `mergeConfig`."""
-    stem = PurePosixPath(path).stem.lower()
-    flat = stem.replace("_", "").replace("-", "")
-    wanted = name.lower()
-    return wanted in (stem, flat, stem.rstrip("s"), flat.rstrip("s"))
 
 
 def _definition_boost(chunk: Chunk, names: StatedNames) -> float:
@@ -190,11 +148,6 @@ def _definition_boost(chunk: Chunk, names: StatedNames) -> float:
     else:
         return 0.0
     return DEFINITION_BOOST * scale * (NAMED_FILE_SCALE if named_file(chunk.path, name) else 1.0)
-
-
-def query_keywords(query: str) -> frozenset[str]:
-    """Lowercase words of a question worth looking for in file names (no stop words, 3+ letters)."""
-    return frozenset(w.lower() for w in _WORD.findall(query) if len(w) > 2 and w.lower() not in ENGLISH_STOP_WORDS)
 
 
 @lru_cache(maxsize=1 << 16)
@@ -225,7 +178,7 @@ def _prefixes(word: str, part: str) -> bool:
 
 
 def boost_chunks(
-    scored: Sequence[tuple[Chunk, float]], query: str, ranking: Ranking, extra: Sequence[Chunk] = (),
+    scored: Sequence[tuple[Chunk, float]], query: ParsedQuery, ranking: Ranking, extra: Sequence[Chunk] = (),
     stated: StatedNames | None = None,
 ) -> list[tuple[Chunk, float]]:
     """BM25 candidates re-scored: definitions of stated names, then question words in file names.
@@ -237,9 +190,9 @@ def boost_chunks(
     if not scored and not extra:
         return []
     top = max((score for _, score in scored), default=1.0) or 1.0
-    stated = stated if stated is not None else stated_names(query)
+    stated = stated if stated is not None else query.stated
     names = stated if ranking.definitions else StatedNames()
-    keywords = query_keywords(query) if ranking.path_terms and not stated.whole else frozenset()
+    keywords = query.keywords if ranking.path_terms and not stated.whole else frozenset()
     seen = {chunk.digest for chunk, _ in scored}
     candidates = list(scored) + [(chunk, 0.0) for chunk in extra if chunk.digest not in seen]
     result = []
@@ -271,7 +224,7 @@ def is_test_path(path: str) -> bool:
     return bool(_TEST_FILE.search(normal) or _TEST_DIR.search(normal))
 
 
-def file_prior(query: str, ranking: Ranking, named: bool = True,
+def file_prior(query: ParsedQuery, ranking: Ranking, named: bool = True,
                indexed: Callable[[str], bool] | None = None) -> Callable[[str], float] | None:
     """What a file's path says about it as the answer to an understanding question: the path priors
     times, when `named`, the lift of question words it names (`streams.py` for `how does streaming work`).
@@ -279,8 +232,8 @@ def file_prior(query: str, ranking: Ranking, named: bool = True,
     declaration, as a `.d.ts` is: the answer to "how" is in the `.c`."""
     if not ranking.path_priors and not (ranking.path_terms and named):
         return None
-    keywords = query_keywords(query) if ranking.path_terms and named else frozenset()
-    tests_wanted, docs_wanted = asks_about_tests(query), asks_about_docs(query)
+    keywords = query.keywords if ranking.path_terms and named else frozenset()
+    tests_wanted, docs_wanted = query.tests_wanted, query.docs_wanted
 
     def prior(path: str) -> float:
         base = _path_prior(path, tests_wanted, docs_wanted) if ranking.path_priors else 1.0
@@ -303,14 +256,6 @@ def _declares_a_sibling(path: str, indexed: Callable[[str], bool]) -> bool:
     return any(indexed(stem + source) for source in _SOURCE_SUFFIXES)
 
 
-# Words that make a question about tests, so test files are no longer demoted for it.
-TEST_WORDS = frozenset({"test", "tests", "testing", "tested", "spec", "specs", "fixture", "fixtures", "mock", "mocks"})
-
-
-# Words that make a question about documentation, so documentation files are no longer lowered for it.
-DOC_WORDS = frozenset({"doc", "docs", "documentation", "documented", "readme", "guide", "tutorial", "changelog",
-                       "license", "licence", "licensing", "copyright", "contributing"})
-
 # Prose that is not documentation of the code: instructions to coding agents, change logs, licences,
 # contribution rules, and what .github/ holds (issue templates, CI workflows). They repeat the code's
 # words (an AGENTS.md summarises every module) without being where anything happens.
@@ -327,13 +272,13 @@ _PROSE_DIR = re.compile(r"(?:^|/)\.(?:github|gitlab|circleci|cursor|husky)/")
 _PROSE_KIND = re.compile(r"\.(?:po|pot)$|(?:^|/)PKG-INFO$|(?:^|/)man\d?/[^/]+\.\d[a-z]?$")
 
 
-def prose_prior(query: str, ranking: Ranking) -> Callable[[str], float] | None:
+def prose_prior(query: ParsedQuery, ranking: Ranking) -> Callable[[str], float] | None:
     """Code before prose for every question about code (not only understanding ones): documentation
     at DOC_PRIOR, agent instructions, change logs, licences and CI configs at PROSE_PRIOR, unless
     the question is about docs. A docstring is not lowered: it is part of the code's chunk."""
     if not ranking.path_priors:
         return None
-    docs_wanted = asks_about_docs(query)
+    docs_wanted = query.docs_wanted
     return lambda path: _prose_factor(path.replace("\\", "/"), docs_wanted)
 
 
@@ -349,20 +294,14 @@ def _prose_factor(path: str, docs_wanted: bool) -> float:
 
 
 def path_prior(path: str, query: str = "") -> float:
-    """How much to trust a file as the answer to an understanding question, from its path alone."""
+    """How much to trust a file as the answer to an understanding question, from its path alone.
+    `query` is text the caller has not parsed (a part of a pasted issue, engine/decompose.py)."""
     return _path_prior(path, asks_about_tests(query), asks_about_docs(query))
 
 
-def asks_about_tests(query: str) -> bool:
-    return _mentions(query, TEST_WORDS)
-
-
-def asks_about_docs(query: str) -> bool:
-    return _mentions(query, DOC_WORDS)
-
-
-def _mentions(query: str, words: frozenset[str]) -> bool:
-    return any(word.lower() in words for word in _WORD.findall(query))
+def query_path_prior(path: str, query: ParsedQuery) -> float:
+    """`path_prior` for a parsed query: whether it asks about tests or docs was read once, at parse."""
+    return _path_prior(path, query.tests_wanted, query.docs_wanted)
 
 
 @lru_cache(maxsize=1 << 16)

@@ -19,54 +19,39 @@ from pathlib import PurePosixPath
 
 import numpy as np
 
-from .intent import Classification, is_product_name
+from .intent import is_product_name
 from .lexical import LexicalIndex
-from .profiles import DEFINITION_INTENTS, LEXICAL_CANDIDATES
+from .parsedquery import ParsedQuery
+from .profiles import (
+    DEFINITION_INTENTS,
+    FIND_REFERENCES,
+    IMPACT_ANALYSIS,
+    IMPACT_DEPTH,
+    LEXICAL_CANDIDATES,
+    NAMED_TIERS,
+    VECTOR_CANDIDATES,
+)
 from .ranking import (
     DEFINITION_KINDS,
     Ranking,
     boost_chunks,
+    defining_paths,
     generic_names,
     named_file,
-    stated_names,
     with_generic,
 )
 from .records import Chunk, Hit, ParsedFile, Span, Symbol
-from .search import SearchRequest, defining_paths
 from .similar import seed_text, structural_siblings
 from .snapshot import Snapshot
-from .symbols import parse_symbol_query
-from .textsearch import QueryError, SearchText, TextQuery, candidate_plan, parse_text_query, search_text
-from .tokens import query_tokens
-from .vectors import DEFAULT_CANDIDATES, VectorIndex
+from .textsearch import SearchText, TextQuery, candidate_plan, search_text
+from .vectors import VectorIndex
 
-# Intents whose target names one thing the text retriever can find literally.
-LITERAL_INTENTS = frozenset({"exact_match", "find_definition", "find_references", "impact_analysis"})
-# A word of a question counts as structural evidence only when it names a definition of these kinds
-# outright (same name or same words), not by prefix or subsequence.
-QUESTION_TIERS = frozenset({"exact", "case", "words"})
+# What every retriever is: the snapshot, the query read once, the request's ranking switches (an
+# ablation's, or all on) and how many hits to return. None of them reads the raw string again.
+Retriever = Callable[[Snapshot, ParsedQuery, Ranking, int], list[Hit]]
 
 # Files whose symbol lookup for literal hits stays cached (oldest evicted first): a few MB at most.
 ENCLOSING_CACHE_FILES = 8192
-
-
-def _text_query(request: SearchRequest, classification: Classification) -> TextQuery | None:
-    """The literal form of the request for the trigram path, or None when it is a question for BM25."""
-    query = request.query.strip()
-    if classification.target and classification.intent in LITERAL_INTENTS:
-        return parse_text_query(classification.target)
-    parsed = parse_text_query(query)
-    if parsed.kind in ("regex", "identifier"):
-        return parsed
-    return None
-
-
-def needs_lexical(request: SearchRequest, classification: Classification) -> bool:
-    """Whether the text retriever will score this request with BM25 (a question, not a literal)."""
-    try:
-        return _text_query(request, classification) is None
-    except QueryError:
-        return False  # an invalid regex is reported by the searcher, before any retriever runs
 
 
 class LexicalCache:
@@ -129,46 +114,42 @@ def _chunk_hit(chunk: Chunk, score: float) -> Hit:
     return Hit(chunk.path, chunk.span, score, chunk.symbol, chunk.kind, first[:200], chunk.language)
 
 
-def make_text_retriever(
-    lexical: LexicalCache, ranking: Callable[[], Ranking] = Ranking
-) -> Callable[[Snapshot, SearchRequest, Classification, int], list[Hit]]:
-    """The text modality: literal search for a literal, ranked BM25 for a question.
+def make_text_retriever(lexical: LexicalCache) -> Retriever:
+    """The text modality: literal search for a literal, ranked BM25 for a question."""
 
-    `ranking` gives the features in force at the time of the query (an ablation switches them).
-    """
-
-    def text(
-        snapshot: Snapshot, request: SearchRequest, classification: Classification, depth: int
-    ) -> list[Hit]:
-        features = ranking()
-        if classification.seed is not None:
+    def text(snapshot: Snapshot, query: ParsedQuery, features: Ranking, depth: int) -> list[Hit]:
+        seed = query.classification.seed
+        if seed is not None:
             index, chunks = lexical.get(snapshot)
-            found = index.search(seed_text(classification.seed), depth)
+            found = index.search(seed_text(seed), depth)
             return [_chunk_hit(chunks[position], score) for position, score in found]
-        literal = _text_query(request, classification)
+        if query.literal_error is not None:
+            raise query.literal_error
+        literal = query.literal
         if literal is not None:
             hits = literal_hits(snapshot, literal, depth)
-            if features.definitions and literal.kind == "identifier" and classification.intent in DEFINITION_INTENTS:
+            if features.definitions and literal.kind == "identifier" and query.intent in DEFINITION_INTENTS:
                 return _definitions_first(snapshot, literal.pattern, hits, depth)
             return hits
         index, chunks = lexical.get(snapshot)
-        return _question_hits(index, chunks, request.query, features, depth)
+        return _question_hits(index, chunks, query, features, depth)
 
     return text
 
 
 def _question_hits(
-    index: LexicalIndex, chunks: Sequence[Chunk], query: str, features: Ranking, depth: int
+    index: LexicalIndex, chunks: Sequence[Chunk], query: ParsedQuery, features: Ranking, depth: int
 ) -> list[Hit]:
     """BM25 candidates re-ranked by what the question names.
 
     The list stays one entry per chunk: where a file's chunks sit in it is evidence that fusion
     uses (measured: collapsing it to one entry per file before fusion cost 0.06 NDCG@10 on semble).
     """
-    scored = [(chunks[position], score) for position, score in index.search(query, max(depth, LEXICAL_CANDIDATES))]
+    found = index.search_tokens(query.tokens, max(depth, LEXICAL_CANDIDATES))
+    scored = [(chunks[position], score) for position, score in found]
     names = None
     if features.definitions:
-        names = with_generic(stated_names(query),
+        names = with_generic(query.stated,
                             lambda name: [chunks[p].path for p in index.definitions.get(name, ())])
     extra = [chunks[p] for name in (names.all if names else ()) for p in index.definitions.get(name, ())
              if names is not None and names.names_definition(name, chunks[p].path)]
@@ -293,9 +274,7 @@ def _symbol_hit(symbol: Symbol, score: float) -> Hit:
     )
 
 
-def structural(
-    snapshot: Snapshot, request: SearchRequest, classification: Classification, depth: int
-) -> list[Hit]:
+def structural(snapshot: Snapshot, query: ParsedQuery, features: Ranking, depth: int) -> list[Hit]:
     """Symbols named by the query: its target, the whole query, or each identifier a question states.
 
     For find_similar with a seed, the definitions shaped like the seed (engine/similar.py).
@@ -303,22 +282,19 @@ def structural(
     `routing`; measured on semble's set, looking them up cost 0.02 NDCG@10): only the names it writes
     in code style or capitalised (`why does safeParse throw`, `how the Router matches`).
     """
-    if classification.seed is not None:
-        return structural_siblings(snapshot, classification.seed, depth)
-    if classification.target:
-        name, kinds = parse_symbol_query(classification.target)
-        return [_symbol_hit(m.symbol, m.score) for m in snapshot.symbols.search(name, kinds, depth)]
-    name, kinds = parse_symbol_query(request.query)
-    if len(name.split()) <= 1:
+    if query.classification.seed is not None:
+        return structural_siblings(snapshot, query.classification.seed, depth)
+    name, kinds = query.symbol.name, query.symbol.kinds
+    if query.target or len(name.split()) <= 1:
         return [_symbol_hit(m.symbol, m.score) for m in snapshot.symbols.search(name, kinds, depth)]
     merged: dict[tuple[str, str], Hit] = {}
-    words = stated_names(name).embedded
+    words = query.symbol.words
     generic = generic_names(words, lambda word: defining_paths(snapshot, word))
     for word in sorted(words):
         if is_product_name(word) and not snapshot.symbols.definitions(word):
             continue  # `tRPC` in "how are tRPC links composed" names a product, not the `TRPC` classes
         for match in snapshot.symbols.search(word, kinds, depth):
-            if match.tier not in QUESTION_TIERS or match.symbol.kind not in DEFINITION_KINDS:
+            if match.tier not in NAMED_TIERS or match.symbol.kind not in DEFINITION_KINDS:
                 continue  # a name matched by prefix, or naming a field, is noise, not evidence
             if word in generic and not named_file(match.symbol.path, word):
                 continue  # `Dapper`, the namespace every file opens, names no one of them
@@ -328,20 +304,19 @@ def structural(
     return sorted(merged.values(), key=lambda hit: -hit.score)[:depth]
 
 
-def graph(
-    snapshot: Snapshot, request: SearchRequest, classification: Classification, depth: int
-) -> list[Hit]:
+def graph(snapshot: Snapshot, query: ParsedQuery, features: Ranking, depth: int) -> list[Hit]:
     """Call sites for references, the reverse closure for impact, a seed's siblings for find_similar,
     personalized PageRank otherwise."""
-    target = classification.target
-    seed = classification.seed
+    target = query.target
+    seed = query.classification.seed
     if seed is not None:
         return snapshot.graph.siblings(seed.path, seed.symbol, limit=depth)
-    if classification.intent == "find_references" and target:
+    if query.intent == FIND_REFERENCES and target:
         return snapshot.graph.callers(target, limit=depth)
-    if classification.intent == "impact_analysis" and target:
-        return [_at_import_line(snapshot, hit, target) for hit in snapshot.graph.impact(target, depth=3, limit=depth)]
-    words = [target] if target else query_tokens(request.query)
+    if query.intent == IMPACT_ANALYSIS and target:
+        impact = snapshot.graph.impact(target, depth=IMPACT_DEPTH, limit=depth)
+        return [_at_import_line(snapshot, hit, target) for hit in impact]
+    words = [target] if target else list(query.tokens)
     return snapshot.graph.related(words, limit=depth)
 
 
@@ -398,24 +373,20 @@ class SemanticState:
         self.view: SemanticView | None = None
 
 
-def make_semantic_retriever(
-    state: SemanticState, ranking: Callable[[], Ranking] = Ranking
-) -> Callable[[Snapshot, SearchRequest, Classification, int], list[Hit]]:
+def make_semantic_retriever(state: SemanticState) -> Retriever:
     """Nearest chunks by cosine: a binary shortlist rescored in float, or (ablation) every vector exactly.
     For find_similar with a seed, nearest to the seed's own stored vector instead of the query's."""
 
-    def semantic(
-        snapshot: Snapshot, request: SearchRequest, classification: Classification, depth: int
-    ) -> list[Hit]:
+    def semantic(snapshot: Snapshot, query: ParsedQuery, features: Ranking, depth: int) -> list[Hit]:
         view = state.view
         if view is None or len(view.vectors) == 0:
             return []
         hits = []
-        seed = classification.seed
+        seed = query.classification.seed
         stored = view.vectors.vector(seed.chunk.digest) if seed is not None and seed.chunk is not None else None
-        query = stored if stored is not None else np.asarray(view.embed_query(request.query))
-        candidates = DEFAULT_CANDIDATES if ranking().binary_vectors else len(view.vectors)
-        for key, score in view.vectors.search_keys(query, limit=depth, candidates=candidates):
+        vector = stored if stored is not None else np.asarray(view.embed_query(query.raw))
+        candidates = VECTOR_CANDIDATES if features.binary_vectors else len(view.vectors)
+        for key, score in view.vectors.search_keys(vector, limit=depth, candidates=candidates):
             chunk = view.chunks_by_digest.get(key)
             if chunk is not None and chunk.path in snapshot.files:
                 hits.append(_chunk_hit(chunk, score))

@@ -20,33 +20,37 @@ from .absence import absence_note
 from .decompose import respond, should_decompose
 from .fusion import FusedResult, fuse
 from .intent import RULES, Classification, classify, is_identifier, pin
+from .parsedquery import ParsedQuery, parse_query
 from .profiles import (
     DEFINITION_INTENTS,
+    DEMOTE_FACTOR,
     FILE_COHERENCE,
     FIND_SIMILAR,
     INTENTS,
     MODALITIES,
     PRESETS,
+    RETRIEVER_BUDGET_S,
+    RETRIEVER_DEPTH,
+    SEED_CANDIDATES,
     TOPIC_INTENTS,
     UNDERSTAND_CODE,
     UNDERSTANDING_INTENTS,
 )
 from .ranking import (
-    DEFINITION_KINDS,
     Ranking,
+    defining_paths,
     file_prior,
     generic_names,
     is_test_path,
     named_file,
-    path_prior,
     prose_prior,
-    stated_names,
+    query_path_prior,
 )
 from .records import Hit, Seed, Span
+from .retrievers import Retriever
 from .routing import Route, plan_route, rescue_route
 from .similar import named_seed, seed_at, without_seed
 from .snapshot import Snapshot
-from .textsearch import parse_text_query
 
 log = logging.getLogger(__name__)
 
@@ -54,10 +58,6 @@ log = logging.getLogger(__name__)
 # the name is generic.
 IDENTIFIER_IN_QUERY_RULE = "8:identifier-in-query"
 FALLBACK = RULES[-1]
-# Every retriever gets this long before it is left out (a slow model must not hold the query).
-RETRIEVER_BUDGET_S = 5.0
-# How many hits each retriever contributes to fusion.
-RETRIEVER_DEPTH = 100
 # Long enough for a whole pasted issue (the longest SWE-bench Lite issue is 24,770 characters); longer
 # is refused with a message, never cut silently.
 MAX_QUERY_LENGTH = 32_000
@@ -72,7 +72,12 @@ class SearchError(ValueError):
 
 @dataclass(frozen=True)
 class SearchRequest:
-    """The arguments of `fourfold.search` (DESIGN §7)."""
+    """The arguments of `fourfold.search` (DESIGN §7).
+
+    `ranking` is not a protocol argument: it carries the ranking switches of this one request (all on
+    unless an evaluation's ablation or a weight fit turns some off), so that two queries running at
+    once never see each other's (issue 11: no mutable switches on a shared searcher).
+    """
 
     query: str
     limit: int = 20
@@ -81,6 +86,7 @@ class SearchRequest:
     intent: str | None = None
     paths: tuple[str, ...] | None = None
     languages: tuple[str, ...] | None = None
+    ranking: Ranking = field(default_factory=Ranking)
 
     @classmethod
     def from_mapping(cls, values: Mapping[str, Any]) -> SearchRequest:
@@ -246,63 +252,69 @@ def result_dict(result: FusedResult, snapshot: Snapshot | None, folder: str | No
     return row
 
 
-Retriever = Callable[[Snapshot, SearchRequest, Classification, int], list[Hit]]
-
-
 class Searcher:
-    """Runs requests against snapshots with a set of retrievers (one callable per modality)."""
+    """Runs requests against snapshots with a set of retrievers (one callable per modality).
+
+    It holds no per-query state: the query is parsed once into a `ParsedQuery` and the ranking
+    switches travel in the request, so concurrent searches never share either.
+    """
 
     def __init__(
         self,
         retrievers: Mapping[str, Retriever],
         default_preset: str = "default",
         semantic_available: Callable[[], bool] = lambda: True,
-        demote_factor: float = 0.5,
-        ranking: Ranking | None = None,
+        demote_factor: float = DEMOTE_FACTOR,
         decompose: bool = True,
     ) -> None:
         self.retrievers = dict(retrievers)
         self.default_preset = default_preset
         self.semantic_available = semantic_available
         self.demote_factor = demote_factor
-        # Read once per query; replaced whole (never mutated) when an ablation switches a feature.
-        self.ranking = ranking or Ranking()
         # Long texts (issues, tracebacks) are split into parts, each searched alone (engine/decompose.py).
         self.decompose = decompose
         self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="retriever")
 
-    def search(self, snapshot: Snapshot, request: SearchRequest) -> SearchResponse:
-        started = time.perf_counter()
-        request.validate()
-        if self.decompose and request.intent is None and not request.modes and should_decompose(request.query):
-            return respond(request, snapshot, lambda part: self.search(snapshot, part),
-                           request.preset or self.default_preset, self.semantic_available(), started)
-        if _looks_like_regex(request.query):
-            parse_text_query(request.query.strip())  # an invalid regex is the user's to fix: QueryError, with position
+    def parse(self, snapshot: Snapshot, request: SearchRequest) -> ParsedQuery:
+        """Read the request's query once: classified with the index's symbol table (`known` names, and
+        a generic name inside a question read as the question, `_unless_generic`), or pinned."""
         known = _known_names(snapshot)
         classification = (pin(request.intent, request.query, known) if request.intent
                           else _unless_generic(snapshot, classify(request.query, known)))
+        return parse_query(request.query, classification, known, pasted=should_decompose(request.query))
+
+    def search(self, snapshot: Snapshot, request: SearchRequest, parsed: ParsedQuery | None = None) -> SearchResponse:
+        """Answer `request` on `snapshot`; `parsed` is its query as `parse` read it, when the caller has
+        read it already (the workspace does, to decide what to build first)."""
+        started = time.perf_counter()
+        request.validate()
+        query = parsed if parsed is not None else self.parse(snapshot, request)
+        if self.decompose and request.intent is None and not request.modes and query.pasted:
+            return respond(request, snapshot, lambda part: self.search(snapshot, part),
+                           request.preset or self.default_preset, self.semantic_available(), started)
+        if query.regex and query.whole_error is not None:
+            raise query.whole_error  # an invalid regex is the user's to fix: QueryError, with position
         classified = time.perf_counter()
-        ranking = self.ranking
+        ranking = request.ranking
         preset = request.preset or self.default_preset
-        route = _adjusted(plan_route(classification, preset, request.modes, self.semantic_available()), ranking,
-                          classification.intent)
+        route = _adjusted(plan_route(query.classification, preset, request.modes, self.semantic_available()),
+                          ranking, query.intent)
         notes: list[str] = []
-        if classification.intent == FIND_SIMILAR:
-            seed = self._seed(snapshot, request, classification, preset)
-            classification = replace(classification, seed=seed)
+        if query.intent == FIND_SIMILAR:
+            seed = self._seed(snapshot, request, query, preset)
+            query = query.classified(replace(query.classification, seed=seed))
             notes.append(_seed_note(seed))
-        reports, ranked = self._run(snapshot, request, classification, route)
+        reports, ranked = self._run(snapshot, request, query, route)
         strategy = route.strategy
         if route.strategy == "direct" and not any(ranked.values()):
-            route = _adjusted(rescue_route(route, classification, self.semantic_available()), ranking,
-                              classification.intent)
+            route = _adjusted(rescue_route(route, query.classification, self.semantic_available()), ranking,
+                              query.intent)
             strategy = "rescued"
-            more_reports, ranked = self._run(snapshot, request, classification, route)
+            more_reports, ranked = self._run(snapshot, request, query, route)
             reports.update(more_reports)
-        fused = self._fuse(snapshot, request.query, classification.intent, route, strategy, ranked)
+        fused = self._fuse(snapshot, query, ranking, query.intent, route, strategy, ranked)
         fused = fused[: request.limit]
-        absent = absence_note(snapshot, request.query, classification, strategy)
+        absent = absence_note(snapshot, query, strategy)
         if absent is not None:
             notes.append(absent)
             fused = [replace(result, approximate=True) for result in fused]
@@ -311,10 +323,10 @@ class Searcher:
             reports.setdefault(modality, ModalityReport(weight=route.weights.get(modality, 0.0), ran=False))
         return SearchResponse(
             query=request.query,
-            intent=classification.intent,
-            confidence=classification.confidence,
-            rule=classification.rule,
-            target=classification.target,
+            intent=query.intent,
+            confidence=query.classification.confidence,
+            rule=query.classification.rule,
+            target=query.target,
             fusion_strategy=strategy,
             preset=preset,
             k=route.k,
@@ -322,43 +334,42 @@ class Searcher:
             results=fused,
             timings_ms={"classify": _ms(started, classified), "total": _ms(started, done)},
             notes=notes + [f"{m} left out: {r.error}" for m, r in reports.items() if r.error],
-            seed=classification.seed,
+            seed=query.classification.seed,
         )
 
-    def _seed(self, snapshot: Snapshot, request: SearchRequest, classification: Classification,
-              preset: str) -> Seed | None:
+    def _seed(self, snapshot: Snapshot, request: SearchRequest, query: ParsedQuery, preset: str) -> Seed | None:
         """What a find_similar query is similar to: the definition or file it names, else the top
         code result (not a test, not prose) of the ordinary search for what it describes."""
-        target = classification.target
+        target = query.target
         known = _known_names(snapshot)
-        words = request.query.split()
         if target and (is_identifier(target, known) or target[:1].isupper() or "." in target
-                       or (words and words[-1].strip("?`'\"") == target)):
-            named = named_seed(snapshot, target, request.query)
+                       or query.last_word == target):
+            named = named_seed(snapshot, target, query.keywords)
             if named is not None:
                 return named
-        described = Classification(UNDERSTAND_CODE, classification.confidence, classification.rule)
-        route = _adjusted(plan_route(described, preset, request.modes, self.semantic_available()), self.ranking,
-                          UNDERSTAND_CODE)
+        classification = query.classification
+        described = query.classified(Classification(UNDERSTAND_CODE, classification.confidence, classification.rule))
+        route = _adjusted(plan_route(described.classification, preset, request.modes, self.semantic_available()),
+                          request.ranking, UNDERSTAND_CODE)
         _, ranked = self._run(snapshot, request, described, route)
         # Fused as find_similar (path priors, no lift for file names the words match): "the backoff in
         # the web client" describes the backoff code, not whatever file is called client.
-        results = self._fuse(snapshot, request.query, FIND_SIMILAR, route, route.strategy, ranked)
-        code = [r for r in results[:10] if path_prior(r.path, request.query) >= 1.0 and not is_test_path(r.path)]
+        results = self._fuse(snapshot, query, request.ranking, FIND_SIMILAR, route, route.strategy, ranked)
+        code = [r for r in results[:SEED_CANDIDATES]
+                if query_path_prior(r.path, query) >= 1.0 and not is_test_path(r.path)]
         best = code[0] if code else (results[0] if results else None)
         if best is None:
             return None
         return seed_at(snapshot, best.path, best.span.start_line, best.symbol, best.kind)
 
-    def _fuse(self, snapshot: Snapshot, query: str, intent: str, route: Route, strategy: str,
-              ranked: Mapping[str, Sequence[Hit]]) -> list[FusedResult]:
-        """Weighted RRF with the ranking features in force. The direct path skips fusion (DESIGN §4):
+    def _fuse(self, snapshot: Snapshot, query: ParsedQuery, ranking: Ranking, intent: str, route: Route,
+              strategy: str, ranked: Mapping[str, Sequence[Hit]]) -> list[FusedResult]:
+        """Weighted RRF with the request's ranking features. The direct path skips fusion (DESIGN §4):
         the retriever's own order stands, unboosted; path priors and the file spread still apply."""
-        ranking = self.ranking
         boosted = strategy != "direct"
         understanding = intent in UNDERSTANDING_INTENTS
         topical = intent in TOPIC_INTENTS
-        stated = stated_names(query)
+        stated = query.stated
         names = stated.all if boosted and ranking.definitions and intent in DEFINITION_INTENTS else frozenset()
         generic = generic_names(stated.embedded - stated.whole, lambda name: defining_paths(snapshot, name)) \
             if names and stated.embedded else frozenset()
@@ -376,7 +387,7 @@ class Searcher:
         )
 
     def _run(
-        self, snapshot: Snapshot, request: SearchRequest, classification: Classification, route: Route
+        self, snapshot: Snapshot, request: SearchRequest, query: ParsedQuery, route: Route
     ) -> tuple[dict[str, ModalityReport], dict[str, list[Hit]]]:
         futures = {}
         for modality in route.modalities:
@@ -384,7 +395,7 @@ class Searcher:
             if retriever is not None and route.weights.get(modality, 0.0) > 0:
                 futures[modality] = (
                     time.perf_counter(),
-                    self._pool.submit(retriever, snapshot, request, classification, RETRIEVER_DEPTH),
+                    self._pool.submit(retriever, snapshot, query, request.ranking, RETRIEVER_DEPTH),
                 )
         reports: dict[str, ModalityReport] = {}
         ranked: dict[str, list[Hit]] = {}
@@ -395,8 +406,9 @@ class Searcher:
                 hits = _filter_hits(
                     snapshot, future.result(timeout=max(deadline - time.perf_counter(), 0.0)), request
                 )
-                if classification.seed is not None:
-                    hits = without_seed(snapshot, classification.seed, hits)
+                seed = query.classification.seed
+                if seed is not None:
+                    hits = without_seed(snapshot, seed, hits)
             except concurrent.futures.TimeoutError:
                 reports[modality] = ModalityReport(
                     weight, False, error=f"over its {RETRIEVER_BUDGET_S:g} s budget"
@@ -450,18 +462,8 @@ def _unless_generic(snapshot: Snapshot, classification: Classification) -> Class
     return Classification(UNDERSTAND_CODE, FALLBACK.confidence, FALLBACK.id)
 
 
-def defining_paths(snapshot: Snapshot, name: str) -> list[str]:
-    """The files that define `name` (a field or a variable of that name is no definition of it)."""
-    return [symbol.path for symbol in snapshot.symbols.definitions(name) if symbol.kind in DEFINITION_KINDS]
-
-
 def _flat(hit: Hit) -> float:
     return 0.0
-
-
-def _looks_like_regex(query: str) -> bool:
-    text = query.strip()
-    return text.startswith("re:") or (len(text) > 2 and text.startswith("/") and text.endswith("/"))
 
 
 def _centrality(snapshot: Snapshot, hit: Hit) -> float:

@@ -22,6 +22,7 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 
 from .profiles import (
+    SEED_NAME_CANDIDATES,
     SIBLING_BASE,
     SIBLING_CONTAINER,
     SIBLING_FOLDER,
@@ -29,8 +30,9 @@ from .profiles import (
     SIBLING_NAME_WORDS,
     SIBLING_PARAMETERS,
     SIMILAR_SEED_WORDS,
+    SPELLING_TIERS,
 )
-from .ranking import DEFINITION_KINDS, is_test_path, query_keywords
+from .ranking import DEFINITION_KINDS, is_test_path
 from .records import Chunk, Hit, ParsedFile, Seed, Span, Symbol
 from .snapshot import Snapshot
 from .tokens import split_identifier
@@ -63,10 +65,10 @@ def _chunk_of(parsed: ParsedFile | None, symbol: str | None, line: int) -> Chunk
     return min(around, key=lambda c: c.span.end_line - c.span.start_line) if around else None
 
 
-def named_seed(snapshot: Snapshot, target: str, query: str) -> Seed | None:
+def named_seed(snapshot: Snapshot, target: str, words: frozenset[str]) -> Seed | None:
     """The definition or file `target` names; of several, the one whose path shares most of the
-    query's words (`the PostgreSQL DatabaseOperations` -> backends/postgresql/operations.py), then
-    code before tests."""
+    query's `words` (its keywords: `the PostgreSQL DatabaseOperations` -> backends/postgresql/operations.py),
+    then code before tests."""
     name = target.strip().strip("`'\"")
     if _FILE_NAME.search(name):
         files = sorted(path for path in snapshot.files if path == name or path.endswith("/" + name))
@@ -79,14 +81,13 @@ def named_seed(snapshot: Snapshot, target: str, query: str) -> Seed | None:
     last = re.split(r"::|\.|#|->", name)[-1]
     found = [s for s in snapshot.symbols.definitions(last) if s.kind in DEFINITION_KINDS]
     if not found:
-        found = [m.symbol for m in snapshot.symbols.search(last, None, 20)
-                 if m.tier in ("case", "words") and m.symbol.kind in DEFINITION_KINDS]
+        found = [m.symbol for m in snapshot.symbols.search(last, None, SEED_NAME_CANDIDATES)
+                 if m.tier in SPELLING_TIERS and m.symbol.kind in DEFINITION_KINDS]
     if not found:
         return None
     if "." in name or "::" in name:
         qualified = [s for s in found if (s.qualified or s.name).endswith(name.replace("::", "."))]
         found = qualified or found
-    words = query_keywords(query)
     best = max(found, key=lambda s: (len(words & _path_words(s.path)), not is_test_path(s.path),
                                      s.kind != "method", -len(s.path)))
     chunk = _chunk_of(snapshot.parsed.get(best.path), best.qualified, best.span.start_line)

@@ -24,12 +24,13 @@ from types import MappingProxyType
 
 import numpy as np
 
+from .profiles import SYMBOL_TIERS
 from .records import Symbol
 
 __all__ = ["SymbolMatch", "SymbolTable", "parse_symbol_query"]
 
-# Tier -> base score; a result's score is its tier's base plus a fuzzy quality in [0, 1).
-TIERS = {"exact": 5.0, "case": 4.0, "words": 3.0, "prefix": 2.0, "fuzzy": 1.0}
+# Tier -> base score (the table is profiles.SYMBOL_TIERS, with its reasons).
+TIERS = SYMBOL_TIERS
 
 # Within a tier: definitions users navigate to come before the values they hold.
 KIND_RANK = {

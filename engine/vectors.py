@@ -16,11 +16,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .profiles import VECTOR_CANDIDATES
+
 __all__ = ["DEFAULT_CANDIDATES", "VectorIndex"]
 
-# Rows kept after the Hamming pass for float rescoring. 100 gives recall@10 above 0.9 on 256-d WordLlama
-# vectors of real code in tests/engine/test_vectors.py while costing well under a millisecond.
-DEFAULT_CANDIDATES = 100
+# Rows kept after the Hamming pass for float rescoring (profiles.VECTOR_CANDIDATES, with its reason).
+DEFAULT_CANDIDATES = VECTOR_CANDIDATES
 # Compaction triggers: many small segments make search pay per-segment overhead; many tombstones waste
 # popcounts on dead rows. Either bound is cheap to restore with one concatenation.
 MAX_SEGMENTS = 16

@@ -26,16 +26,14 @@ from typing import Any
 import numpy as np
 
 from . import navigation
-from .decompose import should_decompose
 from .discovery import UnreadableFile, Walker, read_file
 from .embedder import Embedder
 from .graph import CodeGraph, paused_gc
-from .intent import classify, pin
 from .languages import detect_language
+from .parsedquery import ParsedQuery
 from .profiles import PRESETS
-from .ranking import Ranking
 from .records import FileRecord, Hit, ParsedFile, Span, Symbol
-from .retrievers import LexicalCache, graph, make_semantic_retriever, make_text_retriever, needs_lexical, structural
+from .retrievers import LexicalCache, graph, make_semantic_retriever, make_text_retriever, structural
 from .search import Searcher, SearchRequest, SearchResponse
 from .settings import Settings
 from .snapshot import ContentCache, Snapshot
@@ -185,10 +183,10 @@ class Workspace:
         self._embedder = Embedder(self.settings, self.store.folder)
         self._lexical = LexicalCache()
         retrievers = {
-            "text": make_text_retriever(self._lexical, lambda: self._searcher.ranking),
+            "text": make_text_retriever(self._lexical),
             "structural": structural,
             "graph": graph,
-            "semantic": make_semantic_retriever(self._embedder.state, lambda: self._searcher.ranking),
+            "semantic": make_semantic_retriever(self._embedder.state),
         }
         self._searcher = Searcher(
             retrievers, self.settings.preset, self._embedder.available, self.settings.demote_factor
@@ -575,32 +573,23 @@ class Workspace:
             return None
 
     # --- searching -----------------------------------------------------------------------
-    def _prepare(self, snapshot: Snapshot, request: SearchRequest) -> None:
-        """Build BM25 first if this request is a question and none is built yet, outside the retriever's
-        time budget (literal, identifier and regex searches never wait for it)."""
-        classification = pin(request.intent, request.query) if request.intent else classify(request.query)
-        if needs_lexical(request, classification) or (request.intent is None and should_decompose(request.query)):
+    def _prepare(self, snapshot: Snapshot, request: SearchRequest) -> ParsedQuery:
+        """Read the query once (the searcher uses this reading), and build BM25 first if it is a question
+        and none is built yet, outside the retriever's time budget (literal, identifier and regex
+        searches never wait for it)."""
+        parsed = self._searcher.parse(snapshot, request)
+        if parsed.lexical or (request.intent is None and parsed.pasted):
             self._lexical.ensure(snapshot)
-
-    @property
-    def ranking(self) -> Ranking:
-        """The ranking features in force (all on unless an evaluation switched some off)."""
-        return self._searcher.ranking
-
-    @ranking.setter
-    def ranking(self, ranking: Ranking) -> None:
-        self._searcher.ranking = ranking
+        return parsed
 
     def search(self, request: SearchRequest) -> SearchResponse:
         snapshot = self._snapshot
-        self._prepare(snapshot, request)
-        return self._searcher.search(snapshot, request)
+        return self._searcher.search(snapshot, request, self._prepare(snapshot, request))
 
     def search_dict(self, request: SearchRequest) -> dict[str, Any]:
         """The `fourfold.search` result object (DESIGN §7), with the index state it was answered from."""
         snapshot = self._snapshot
-        self._prepare(snapshot, request)
-        result = self._searcher.search(snapshot, request).to_dict(snapshot)
+        result = self._searcher.search(snapshot, request, self._prepare(snapshot, request)).to_dict(snapshot)
         result["index"] = {"ready": self.ready, "state": self.state, "files": len(snapshot.files)}
         result["partial"] = not self.ready
         result["notes"] = [*result.get("notes", []), *self._behind_notes(result, request)]

@@ -20,6 +20,7 @@ from fourfold.engine.evaluation import (
     Outcome,
     Ranked,
     _ablated,
+    _fused,
     ablations,
     baseline_target,
     hits_gold,
@@ -275,17 +276,20 @@ def test_runner_with_ablations_names_each_variant_system(tmp_path: Path) -> None
 
 
 def test_ablations_leave_the_full_engine_in_force(tmp_path: Path) -> None:
+    """An ablation travels in its requests: a search after the ablations answers as one before them."""
     workspace = Workspace(FIXTURES / "polyglot", Settings(index_dir=str(tmp_path / "index"), semantic_backend="none"),
                           background=False)
     try:
         workspace.refresh()
-        workspace.ranking = Ranking(k=7)
         queries = load_queries(FIXTURES / "queries" / "polyglot.jsonl")[:2]
+        before = [_fused(workspace, query, "default", 10) for query in queries]
         outcomes = _ablated(workspace, queries, EvalOptions(label="local"))
-        assert workspace.ranking == Ranking()
+        after = [_fused(workspace, query, "default", 10) for query in queries]
     finally:
         workspace.close()
     assert {o.system for o in outcomes} == {f"fourfold default local {name}" for name in ablations()}
+    assert [o.ranked for o in after] == [o.ranked for o in before]
+    assert any(o.ranked != before[0].ranked for o in outcomes if o.query == queries[0])  # ablations did differ
 
 
 def _semble(query_id: str, category: str, language: str, gold: str) -> EvalQuery:

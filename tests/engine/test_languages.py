@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from fourfold.engine import SearchRequest, Settings, Workspace, classify
+from fourfold.engine import SearchRequest, Settings, Workspace
 from fourfold.engine.imports import FileSet, resolve_import
 from fourfold.engine.languages import (
     EXTENSIONS,
@@ -20,6 +20,8 @@ from fourfold.engine.languages import (
     mode_line_language,
     shebang_language,
 )
+from fourfold.engine.parsedquery import parse_query
+from fourfold.engine.ranking import Ranking
 from fourfold.engine.records import ParsedFile, Symbol
 from fourfold.engine.retrievers import structural
 from fourfold.engine.structure import KINDS, parse_file
@@ -423,7 +425,7 @@ def test_an_exported_constant_is_found_by_the_structural_retriever(workspace: Wo
     row = next(row for row in answer["results"] if row["path"] == "router.ts")
     spans = [row["range"], *row["matches"]]
     assert any(span["start"]["line"] == 6 for span in spans)  # `export const router = …`
-    hits = structural(workspace.snapshot(), request, classify(query), 5)
+    hits = structural(workspace.snapshot(), parse_query(query), Ranking(), 5)
     assert (hits[0].path, hits[0].symbol, hits[0].span.start_line) == ("router.ts", "router", 6)
 
 

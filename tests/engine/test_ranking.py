@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 import pytest
 
+from fourfold.engine.parsedquery import parse_query
 from fourfold.engine.profiles import (
     COMPAT_PRIOR,
     DEFINITION_BOOST,
@@ -267,39 +268,40 @@ def _scores(ranked: list[tuple[Chunk, float]]) -> dict[str, float]:
 
 
 def test_a_definition_of_the_stated_name_outranks_a_higher_bm25_chunk(lexer_class: Chunk, usage: Chunk) -> None:
-    ranked = boost_chunks([(usage, 10.0), (lexer_class, 2.0)], "Tokenizer", Ranking())
+    ranked = boost_chunks([(usage, 10.0), (lexer_class, 2.0)], parse_query("Tokenizer"), Ranking())
     assert ranked[0][0].path == "text/lexer.py", KIND_BUG
     assert _scores(ranked) == {"app/pipeline.py": 10.0, "text/lexer.py": pytest.approx(2.0 + 10.0 * DEFINITION_BOOST)}
 
 
 def test_an_embedded_name_gains_a_smaller_boost(lexer_class: Chunk, usage: Chunk) -> None:
     query = "why does the Tokenizer drop tabs"  # no keyword names a part of either path
-    ranked = boost_chunks([(usage, 10.0), (lexer_class, 2.0)], query, Ranking())
+    ranked = boost_chunks([(usage, 10.0), (lexer_class, 2.0)], parse_query(query), Ranking())
     expected = 2.0 + 10.0 * DEFINITION_BOOST * EMBEDDED_NAME_SCALE
     assert _scores(ranked)["text/lexer.py"] == pytest.approx(expected), KIND_BUG
 
 
 def test_a_file_named_after_the_name_ranks_above_another_definition(lexer_class: Chunk, named_class: Chunk) -> None:
-    ranked = boost_chunks([(lexer_class, 5.0), (named_class, 4.0)], "Tokenizer", Ranking())
+    ranked = boost_chunks([(lexer_class, 5.0), (named_class, 4.0)], parse_query("Tokenizer"), Ranking())
     assert [chunk.path for chunk, _ in ranked] == ["text/tokenizer.py", "text/lexer.py"], KIND_BUG
     assert _scores(ranked)["text/tokenizer.py"] == pytest.approx(4.0 + 5.0 * DEFINITION_BOOST * NAMED_FILE_SCALE)
 
 
 def test_extra_definitions_enter_with_their_boost_alone(lexer_class: Chunk, usage: Chunk) -> None:
-    ranked = boost_chunks([(usage, 10.0)], "Tokenizer", Ranking(), extra=[lexer_class])
+    ranked = boost_chunks([(usage, 10.0)], parse_query("Tokenizer"), Ranking(), extra=[lexer_class])
     assert [chunk.path for chunk, _ in ranked] == ["text/lexer.py", "app/pipeline.py"], KIND_BUG
     assert _scores(ranked)["text/lexer.py"] == pytest.approx(10.0 * DEFINITION_BOOST)
 
 
 def test_an_extra_chunk_already_scored_is_not_listed_twice(lexer_class: Chunk, usage: Chunk) -> None:
-    ranked = boost_chunks([(usage, 10.0), (lexer_class, 2.0)], "how is it done", Ranking(), extra=[lexer_class])
+    query = parse_query("how is it done")
+    ranked = boost_chunks([(usage, 10.0), (lexer_class, 2.0)], query, Ranking(), extra=[lexer_class])
     assert len(ranked) == 2
-    assert boost_chunks([], "Tokenizer", Ranking()) == []
+    assert boost_chunks([], parse_query("Tokenizer"), Ranking()) == []
 
 
 def test_question_words_in_a_path_add_their_share_of_the_best_score(lexer_class: Chunk, usage: Chunk) -> None:
     query = "how does the lexer work"  # keywords lexer, work: text/lexer.py names one of two
-    ranked = boost_chunks([(usage, 10.0), (lexer_class, 2.0)], query, Ranking())
+    ranked = boost_chunks([(usage, 10.0), (lexer_class, 2.0)], parse_query(query), Ranking())
     expected = 2.0 + 10.0 * PATH_TERM_BOOST * 0.5
     assert _scores(ranked) == {"app/pipeline.py": 10.0, "text/lexer.py": pytest.approx(expected)}
 
@@ -307,15 +309,15 @@ def test_question_words_in_a_path_add_their_share_of_the_best_score(lexer_class:
 def test_definitions_switch_turns_the_definition_boost_off(lexer_class: Chunk, usage: Chunk) -> None:
     scored = [(usage, 10.0), (lexer_class, 2.0)]
     query = "why does the Tokenizer drop tabs"
-    assert _scores(boost_chunks(scored, query, Ranking(definitions=False))) == {"app/pipeline.py": 10.0,
+    assert _scores(boost_chunks(scored, parse_query(query), Ranking(definitions=False))) == {"app/pipeline.py": 10.0,
                                                                                  "text/lexer.py": 2.0}
-    assert _scores(boost_chunks(scored, query, Ranking()))["text/lexer.py"] > 2.0, KIND_BUG
+    assert _scores(boost_chunks(scored, parse_query(query), Ranking()))["text/lexer.py"] > 2.0, KIND_BUG
 
 
 def test_switching_definitions_off_does_not_switch_path_terms_on(named_class: Chunk, usage: Chunk) -> None:
     """The full engine gives a whole-symbol query no path-term boost; its `-definitions` ablation must not either."""
     scored = [(usage, 10.0), (named_class, 2.0)]
-    assert _scores(boost_chunks(scored, "Tokenizer", Ranking(definitions=False))) == {
+    assert _scores(boost_chunks(scored, parse_query("Tokenizer"), Ranking(definitions=False))) == {
         "app/pipeline.py": 10.0, "text/tokenizer.py": 2.0}, (
         "a whole-symbol query takes no path-term boost whatever the definitions switch says; otherwise the "
         "-definitions ablation measures definitions minus path terms (text/tokenizer.py 2.0 -> 12.0)")
@@ -323,7 +325,7 @@ def test_switching_definitions_off_does_not_switch_path_terms_on(named_class: Ch
 
 def test_path_terms_switch_turns_the_path_boost_off(lexer_class: Chunk, usage: Chunk) -> None:
     scored = [(usage, 10.0), (lexer_class, 2.0)]
-    assert _scores(boost_chunks(scored, "how does the lexer work", Ranking(path_terms=False))) == {
+    assert _scores(boost_chunks(scored, parse_query("how does the lexer work"), Ranking(path_terms=False))) == {
         "app/pipeline.py": 10.0, "text/lexer.py": 2.0}
 
 
@@ -344,7 +346,7 @@ CACHE_QUESTION = "how is the cache evicted"  # keywords cache, evicted
 
 
 def _prior(query: str, ranking: Ranking, named: bool = True) -> Callable[[str], float]:
-    prior = file_prior(query, ranking, named)
+    prior = file_prior(parse_query(query), ranking, named)
     assert prior is not None
     return prior
 
@@ -382,9 +384,10 @@ def test_file_prior_not_named_ignores_the_question_words() -> None:
 
 
 def test_file_prior_is_none_when_neither_switch_can_act() -> None:
-    assert file_prior(CACHE_QUESTION, Ranking(path_priors=False, path_terms=False)) is None
-    assert file_prior(CACHE_QUESTION, Ranking(path_priors=False), named=False) is None  # names are all it had
-    assert file_prior(CACHE_QUESTION, Ranking(path_terms=False), named=False) is not None
+    question = parse_query(CACHE_QUESTION)
+    assert file_prior(question, Ranking(path_priors=False, path_terms=False)) is None
+    assert file_prior(question, Ranking(path_priors=False), named=False) is None  # names are all it had
+    assert file_prior(question, Ranking(path_terms=False), named=False) is not None
 
 
 def test_file_prior_with_path_terms_off_keeps_the_path_priors() -> None:
@@ -443,16 +446,16 @@ def test_documentation_is_lowered_unless_the_question_is_about_documentation(pat
     ],
 )
 def test_prose_prior_lowers_prose_below_docs_and_leaves_code(path: str, factor: float) -> None:
-    prior = prose_prior("how does nvm download a tarball", Ranking())
+    prior = prose_prior(parse_query("how does nvm download a tarball"), Ranking())
     assert prior is not None
     assert prior(path) == pytest.approx(factor)
     assert path_prior(path, "how does nvm download a tarball") == pytest.approx(factor)
 
 
 def test_prose_prior_is_off_for_a_docs_question_and_with_path_priors_off() -> None:
-    prior = prose_prior("where is the license documented", Ranking())
+    prior = prose_prior(parse_query("where is the license documented"), Ranking())
     assert prior is not None and prior("LICENSE") == 1.0 and prior("AGENTS.md") == 1.0
-    assert prose_prior("how does retry work", Ranking(path_priors=False)) is None
+    assert prose_prior(parse_query("how does retry work"), Ranking(path_priors=False)) is None
 
 
 @pytest.mark.parametrize(
@@ -465,7 +468,8 @@ def test_prose_prior_is_off_for_a_docs_question_and_with_path_priors_off() -> No
 )
 def test_a_header_beside_its_source_is_a_declaration(path: str, factor: float) -> None:
     indexed = {"lib/url.h", "lib/url.c", "src/format.hpp"}
-    prior = file_prior("how does curl parse a url", Ranking(path_terms=False), indexed=indexed.__contains__)
+    question = parse_query("how does curl parse a url")
+    prior = file_prior(question, Ranking(path_terms=False), indexed=indexed.__contains__)
     assert prior is not None and prior(path) == pytest.approx(factor)
 
 
@@ -486,7 +490,7 @@ def test_a_generic_embedded_name_boosts_only_the_definition_in_its_home_file(
     query = "why does the Tokenizer drop tabs"
     everywhere = with_generic(stated_names(query), lambda name: [f"m{i}.py" for i in range(GENERIC_NAME_FILES + 1)])
     assert everywhere.generic == {"Tokenizer"}
-    ranked = _scores(boost_chunks([(usage, 10.0), (lexer_class, 2.0), (named_class, 2.0)], query, Ranking(),
-                                  stated=everywhere))
+    scored = [(usage, 10.0), (lexer_class, 2.0), (named_class, 2.0)]
+    ranked = _scores(boost_chunks(scored, parse_query(query), Ranking(), stated=everywhere))
     assert ranked["text/lexer.py"] == pytest.approx(2.0)
     assert ranked["text/tokenizer.py"] > 2.0 + 10.0 * DEFINITION_BOOST * EMBEDDED_NAME_SCALE

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +16,7 @@ import pytest
 
 from fourfold.engine import SearchRequest, Settings, Workspace, classify
 from fourfold.engine.lexical import LexicalIndex
+from fourfold.engine.parsedquery import parse_query
 from fourfold.engine.ranking import Ranking
 from fourfold.engine.records import Chunk, Hit, Span, Symbol
 from fourfold.engine.retrievers import (
@@ -133,8 +135,7 @@ FULL = Ranking()
 
 def _text(snapshot: Snapshot, query: str, ranking: Ranking = FULL) -> list[Hit]:
     """The text modality's own list for `query`, with `ranking` in force."""
-    retriever = make_text_retriever(LexicalCache(), lambda: ranking)
-    return retriever(snapshot, SearchRequest(query), classify(query), 100)
+    return make_text_retriever(LexicalCache())(snapshot, parse_query(query), ranking, 100)
 
 
 def test_a_question_naming_a_class_ranks_the_file_that_defines_it_first(workspace: Workspace) -> None:
@@ -176,9 +177,9 @@ def test_find_references_does_not_put_the_definition_first(workspace: Workspace)
 def test_a_question_looks_up_only_the_names_it_states(workspace: Workspace) -> None:
     snapshot = workspace.snapshot()
     plain = "how does routing work"  # `routing` is a function here, but the question is in plain words
-    assert structural(snapshot, SearchRequest(plain), classify(plain), 100) == []
+    assert structural(snapshot, parse_query(plain), FULL, 100) == []
     named = "how does the Router match paths"
-    hits = structural(snapshot, SearchRequest(named), classify(named), 100)
+    hits = structural(snapshot, parse_query(named), FULL, 100)
     assert [(hit.path, hit.symbol) for hit in hits] == [("web/router.py", "Router")]
     response = workspace.search(SearchRequest(plain, modes=("structural",)))
     assert response.modalities["structural"].ran and response.modalities["structural"].hits == 0
@@ -210,10 +211,9 @@ def test_exact_float_vectors_find_what_the_binary_shortlist_misses(workspace: Wo
     snapshot = workspace.snapshot()
     state = SemanticState()
     state.view = _view()
-    request = SearchRequest("split words")
-    binary = make_semantic_retriever(state, Ranking)(snapshot, request, classify(request.query), 10)
-    exact = make_semantic_retriever(state, lambda: Ranking(binary_vectors=False))(
-        snapshot, request, classify(request.query), 10)
+    query = parse_query("split words")
+    binary = make_semantic_retriever(state)(snapshot, query, FULL, 10)
+    exact = make_semantic_retriever(state)(snapshot, query, Ranking(binary_vectors=False), 10)
     assert len(binary) == len(exact) == 10
     assert "text/lexer.py" not in {hit.path for hit in binary}
     assert exact[0].path == "text/lexer.py"
@@ -228,8 +228,7 @@ def test_float_vectors_still_answer_through_a_workspace(tmp_path: Path) -> None:
         assert local.embed_pending() > 0
         request = SearchRequest("split a line into words", modes=("semantic",))
         binary = local.search(request)
-        local.ranking = Ranking(binary_vectors=False)
-        exact = local.search(request)
+        exact = local.search(replace(request, ranking=Ranking(binary_vectors=False)))
     finally:
         local.close()
     assert exact.modalities["semantic"].ran and exact.modalities["semantic"].hits > 0

@@ -5,13 +5,14 @@ from __future__ import annotations
 import shutil
 import threading
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from fourfold.engine import QueryError, SearchError, SearchRequest, Settings, Workspace
-from fourfold.engine.intent import Classification
+from fourfold.engine.parsedquery import ParsedQuery
 from fourfold.engine.profiles import DOC_PRIOR, FILE_COHERENCE, FUSED_PATH_TERM_BOOST, PROSE_PRIOR, TEST_PRIOR
 from fourfold.engine.ranking import Ranking
 from fourfold.engine.records import Hit, Span
@@ -35,13 +36,13 @@ def hit(path: str, line: int) -> Hit:
 
 
 def fixed(*hits: Hit):  # type: ignore[no-untyped-def]
-    def retriever(snapshot: Snapshot, request: SearchRequest, classification: Classification, depth: int) -> list[Hit]:
+    def retriever(snapshot: Snapshot, query: ParsedQuery, ranking: Ranking, depth: int) -> list[Hit]:
         return list(hits)
 
     return retriever
 
 
-def broken(snapshot: Snapshot, request: SearchRequest, classification: Classification, depth: int) -> list[Hit]:
+def broken(snapshot: Snapshot, query: ParsedQuery, ranking: Ranking, depth: int) -> list[Hit]:
     raise RuntimeError("index file vanished")
 
 
@@ -60,7 +61,7 @@ def test_slow_retriever_is_left_out_after_its_budget(snapshot: Snapshot, monkeyp
     monkeypatch.setattr("fourfold.engine.search.RETRIEVER_BUDGET_S", 0.2)
     release = threading.Event()
 
-    def stuck(snapshot: Snapshot, request: SearchRequest, classification: Classification, depth: int) -> list[Hit]:
+    def stuck(snapshot: Snapshot, query: ParsedQuery, ranking: Ranking, depth: int) -> list[Hit]:
         release.wait(10)
         return []
 
@@ -95,7 +96,7 @@ def test_zero_weight_modalities_never_run(snapshot: Snapshot) -> None:
     calls: list[str] = []
 
     def spy(name: str):  # type: ignore[no-untyped-def]
-        def retriever(snapshot: Snapshot, request: SearchRequest, c: Classification, depth: int) -> list[Hit]:
+        def retriever(snapshot: Snapshot, query: ParsedQuery, ranking: Ranking, depth: int) -> list[Hit]:
             calls.append(name)
             return [hit("inventory/service.py", 32)]
         return retriever
@@ -154,8 +155,7 @@ def test_an_ablation_without_text_leaves_text_out_of_the_response(workspace: Wor
     request = SearchRequest("how does retry work")
     full = workspace.search(request)
     assert full.modalities["text"].ran and full.modalities["text"].weight > 0
-    workspace.ranking = Ranking(without=frozenset({"text"}))
-    ablated = workspace.search(request)
+    ablated = workspace.search(replace(request, ranking=Ranking(without=frozenset({"text"}))))
     assert ablated.modalities["text"] == ModalityReport(weight=0.0, ran=False)
     assert ablated.modalities["structural"].ran or ablated.modalities["graph"].ran
     assert all("text" not in result.contributions for result in ablated.results)
@@ -164,24 +164,22 @@ def test_an_ablation_without_text_leaves_text_out_of_the_response(workspace: Wor
 def test_an_ablations_k_overrides_the_presets(workspace: Workspace) -> None:
     request = SearchRequest("how does retry work")
     assert workspace.search(request).k == 40
-    workspace.ranking = Ranking(k=60)
-    response = workspace.search(request)
+    response = workspace.search(replace(request, ranking=Ranking(k=60)))
     assert response.k == 60
     top = response.results[0]
     for modality, value in top.contributions.items():  # every contribution is computed with k = 60
         weight = response.modalities[modality].weight
         assert value == pytest.approx(weight * top.boost / (60 + top.ranks[modality] + 1))
     assert workspace.search(SearchRequest("how does retry work", preset="thorough")).k == 60
-    workspace.ranking = Ranking(k=5)
-    assert workspace.search(SearchRequest("how does retry work", preset="thorough")).k == 5
+    assert workspace.search(SearchRequest("how does retry work", preset="thorough", ranking=Ranking(k=5))).k == 5
 
 
 def test_an_alternative_weight_row_replaces_the_tables_on_fused_routes_only(workspace: Workspace) -> None:
     question = SearchRequest("how does retry work")
     shipped = workspace.search(question)
     assert shipped.fusion_strategy == "rrf" and shipped.modalities["text"].weight == 0.2
-    workspace.ranking = Ranking(weights={"understand_code": {"semantic": 0.3, "text": 0.6, "structural": 0.0}})
-    fitted = workspace.search(question)
+    fitted = workspace.search(replace(question, ranking=Ranking(
+        weights={"understand_code": {"semantic": 0.3, "text": 0.6, "structural": 0.0}})))
     assert fitted.modalities["text"].weight == 0.6
     assert fitted.modalities["structural"].ran is False  # weight 0 never runs
     direct = workspace.search(SearchRequest("who calls load_settings"))  # find_references: no row given
@@ -264,8 +262,7 @@ def test_find_references_has_no_prior_and_no_coherence(topic_workspace: Workspac
 def test_file_aggregation_off_gives_no_coherence(topic_workspace: Workspace) -> None:
     request = SearchRequest("how does retry work")
     assert any(row["coherence"] > 0 for row in _rows(topic_workspace, request).values())
-    topic_workspace.ranking = Ranking(file_aggregation=False)
-    rows = _rows(topic_workspace, request)
+    rows = _rows(topic_workspace, replace(request, ranking=Ranking(file_aggregation=False)))
     assert rows["inventory/retry.py"]["prior"] == pytest.approx(NAMED_LIFT)  # the other features stay on
     for row in rows.values():
         assert row["coherence"] == 0.0
@@ -279,8 +276,8 @@ TOPIC_HITS = (hit(TEST_FILE, 0), hit(TEST_FILE, 4), hit("inventory/retry.py", 1)
 
 def _search(snapshot: Snapshot, query: str, intent: str, ranking: Ranking | None = None) -> dict[str, Any]:
     retrievers = {m: fixed(*TOPIC_HITS) for m in ("text", "structural", "graph")}
-    searcher = Searcher(retrievers, semantic_available=lambda: False, ranking=ranking)
-    response = searcher.search(snapshot, SearchRequest(query, intent=intent))
+    searcher = Searcher(retrievers, semantic_available=lambda: False)
+    response = searcher.search(snapshot, SearchRequest(query, intent=intent, ranking=ranking or Ranking()))
     assert response.fusion_strategy == "direct"
     (modality,) = [m for m, report in response.modalities.items() if report.ran]
     return {"k": response.k, "weight": response.modalities[modality].weight,

@@ -9,6 +9,7 @@ import pytest
 from tree import indexed_workspace
 
 from fourfold.engine import SearchRequest, Settings, Workspace
+from fourfold.engine.parsedquery import query_keywords
 from fourfold.engine.similar import named_seed, structural_siblings
 
 FILES = {
@@ -62,7 +63,7 @@ def test_a_described_seed_is_the_top_code_result(workspace: Workspace) -> None:
 
 def test_structural_siblings_rank_shared_bases_and_members_above_strangers(workspace: Workspace) -> None:
     snapshot = workspace.snapshot()
-    seed = named_seed(snapshot, "FileBasedCache", "FileBasedCache")
+    seed = named_seed(snapshot, "FileBasedCache", query_keywords("FileBasedCache"))
     assert seed is not None
     siblings = structural_siblings(snapshot, seed, 10)
     names = [hit.symbol for hit in siblings]
@@ -89,7 +90,8 @@ def test_the_seed_named_by_path_words_wins_among_namesakes(tmp_path: Path) -> No
                        background=False)
     try:
         opened.refresh()
-        seed = named_seed(opened.snapshot(), "DatabaseOperations", "similar to the PostgreSQL DatabaseOperations")
+        seed = named_seed(opened.snapshot(), "DatabaseOperations",
+                          query_keywords("similar to the PostgreSQL DatabaseOperations"))
         assert seed is not None and seed.path == "backends/postgresql/operations.py"
         response = opened.search(SearchRequest("similar to the PostgreSQL DatabaseOperations"))
         assert [r.path for r in response.results][:1] == ["backends/mysql/operations.py"]
