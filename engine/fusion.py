@@ -18,17 +18,20 @@ from dataclasses import dataclass, field, replace
 from .profiles import (
     BOOST_CAP,
     BOOST_SLOPE,
+    CALLABLE_KINDS,
+    DEFINITION_KINDS,
     DEMOTE_FACTOR,
     DEMOTED_DIRS,
     DEMOTED_NAME_MARKERS,
     DEMOTED_SUFFIXES,
     FILE_COHERENCE_CHUNKS,
     FUSED_DEFINITION_BOOST,
+    HEAD_OF_FILE_KINDS,
     LINE_LEVEL_SHARE,
     MODALITIES,
     NAMED_FILE_SCALE,
 )
-from .ranking import DEFINITION_KINDS, defines, last_name, named_file
+from .ranking import defines, last_name, named_file
 from .records import Hit, Span
 
 __all__ = ["FusedResult", "boost", "fuse", "is_demoted_path"]
@@ -262,17 +265,13 @@ def _result(
     )
 
 
-# Kinds of hit that are one function: the range a line-level answer shows.
-CALLABLE_KINDS = frozenset({"function", "method", "constructor", "macro"})
-# Kinds of hit that stand for a file's head rather than any one definition in it.
-_HEAD_OF_FILE = frozenset({"gap", "module", "namespace", "file"})
 
 
 def _function_shown(items: Sequence[_Scored]) -> _Scored | None:
     """The function to show a file at when its best cluster is the file's head (issue 14: "how does X
     work" answered by the function in a 4,700-line file, not by its imports), or None."""
     best = items[0]
-    if best.cluster.symbol is not None and best.representative.hit.kind not in _HEAD_OF_FILE:
+    if best.cluster.symbol is not None and best.representative.hit.kind not in HEAD_OF_FILE_KINDS:
         return None
     for item in items[1:]:
         if item.total < LINE_LEVEL_SHARE * best.total:

@@ -36,50 +36,12 @@ import scipy.sparse as sp
 
 from .imports import FileSet, path_keys, resolve_import, spec_keys
 from .languages import detect_language
-from .profiles import IMPACT_DEPTH
+from .profiles import IMPACT_DEPTH, STOP_WORDS_GRAPH, stop_words
 from .records import Hit, ParsedFile, Reference, Span, Symbol
 
-# Query words that name nothing in code (English; the classifier strips other languages' phrases).
-STOPWORDS = frozenset(
-    {
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "by",
-        "can",
-        "code",
-        "does",
-        "do",
-        "for",
-        "from",
-        "how",
-        "in",
-        "is",
-        "it",
-        "of",
-        "on",
-        "or",
-        "the",
-        "this",
-        "to",
-        "use",
-        "used",
-        "uses",
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "why",
-        "with",
-        "work",
-        "works",
-    }
-)
+# Query words that name nothing in code (English; the classifier strips other languages' phrases):
+# the graph's rows of the one stop-word table (profiles.py).
+STOPWORDS = stop_words(STOP_WORDS_GRAPH)
 
 
 # Names of built-ins and of methods on built-in types (Python, JS/TS, Go, Rust, Java, C): a use

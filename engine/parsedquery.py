@@ -19,16 +19,14 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 
 from .intent import Classification, Known, classify, identifiers, is_explicit_regex, is_product_name, quoted_strings
-from .profiles import EXACT_MATCH, FIND_DEFINITION, FIND_REFERENCES, IMPACT_ANALYSIS
+from .profiles import DOC_WORDS, EXACT_MATCH, FIND_DEFINITION, FIND_REFERENCES, IMPACT_ANALYSIS, TEST_WORDS
 from .symbols import parse_symbol_query
 from .textsearch import QueryError, TextQuery, parse_text_query
 from .tokens import ENGLISH_STOP_WORDS, query_tokens
 
 __all__ = [
-    "DOC_WORDS",
     "LITERAL_INTENTS",
     "QUALIFIER",
-    "TEST_WORDS",
     "ParsedQuery",
     "StatedNames",
     "asks_about_docs",
@@ -98,11 +96,6 @@ _DOTTED = re.compile(r"\b[A-Za-z_]\w+(?:(?:\.|::|->|#)[A-Za-z_]\w+)+\b")
 # match too many paths by prefix to say anything.
 KEYWORD_MIN_LENGTH = 3
 
-# Words that make a question about tests, so test files are no longer demoted for it.
-TEST_WORDS = frozenset({"test", "tests", "testing", "tested", "spec", "specs", "fixture", "fixtures", "mock", "mocks"})
-# Words that make a question about documentation, so documentation files are no longer lowered for it.
-DOC_WORDS = frozenset({"doc", "docs", "documentation", "documented", "readme", "guide", "tutorial", "changelog",
-                       "license", "licence", "licensing", "copyright", "contributing"})
 
 # The "not found" check (engine/absence.py): words of a question that may name a thing. Two letters
 # (`io`, `db`) occur in every workspace, so they are never reported absent.

@@ -20,6 +20,26 @@ STRUCTURAL: Final = "structural"
 GRAPH: Final = "graph"
 MODALITIES: Final[tuple[str, ...]] = (SEMANTIC, TEXT, STRUCTURAL, GRAPH)
 
+# Kind names (issue 11: one vocabulary). A symbol's kind is one of SYMBOL_KINDS (what
+# structure.parse_file gives; structure.KINDS is the same set, pinned by tests/engine/test_profiles.py),
+# a chunk's one of CHUNK_KINDS; every kind set the engine tests against is made from these.
+SYMBOL_KINDS: Final[frozenset[str]] = frozenset(
+    {"function", "method", "class", "interface", "struct", "enum", "type", "constant", "variable", "module", "field",
+     "property", "trait", "namespace", "macro", "constructor", "enum_member"}
+)
+# `definition`: a chunk that opens a definition; `gap`: module code between definitions; `doc`: a
+# documentation section. (`file` stands for a whole file: a seed named by its file name.)
+CHUNK_KINDS: Final[frozenset[str]] = frozenset({"definition", "gap", "doc", "file"})
+# What a call can reach: the range a line-level answer shows, and one family for find_similar.
+CALLABLE_KINDS: Final[frozenset[str]] = frozenset({"function", "method", "constructor", "macro"})
+# Types: one family for find_similar, and what the `type` kind word of a symbol query means.
+TYPE_KINDS: Final[frozenset[str]] = frozenset({"class", "struct", "interface", "trait", "enum", "type"})
+# Kinds of definition a question can name (a field or a variable is not what `Tokenizer` asks for),
+# and `definition`, the kind of the chunk that holds one of them (engine/chunks.py).
+DEFINITION_KINDS: Final[frozenset[str]] = CALLABLE_KINDS | TYPE_KINDS | {"module", "namespace", "definition"}
+# Kinds of hit that stand for a file's head rather than any one definition in it.
+HEAD_OF_FILE_KINDS: Final[frozenset[str]] = frozenset({"gap", "module", "namespace", "file"})
+
 # Intent ids (DESIGN §2).
 FIND_DEFINITION: Final = "find_definition"
 FIND_REFERENCES: Final = "find_references"
@@ -180,6 +200,15 @@ DOC_PRIOR: Final = 0.5
 # lowered in every intent, and below documentation, since it is no answer even to "how".
 # 0.3, the factor already used for tests and examples; not fitted to any query set.
 PROSE_PRIOR: Final = 0.3
+# Words that make a question about tests, so test files are no longer demoted for it.
+TEST_WORDS: Final[frozenset[str]] = frozenset(
+    {"test", "tests", "testing", "tested", "spec", "specs", "fixture", "fixtures", "mock", "mocks"}
+)
+# Words that make a question about documentation, so documentation and prose are no longer lowered for it.
+DOC_WORDS: Final[frozenset[str]] = frozenset(
+    {"doc", "docs", "documentation", "documented", "readme", "guide", "tutorial", "changelog", "license", "licence",
+     "licensing", "copyright", "contributing"}
+)
 # Intents whose results get path priors: the question is about what code does, and a test or an
 # example shows how it is used, not where it is done.
 UNDERSTANDING_INTENTS: Final[frozenset[str]] = frozenset({UNDERSTAND_CODE, FIND_SIMILAR})
@@ -254,3 +283,71 @@ SEED_NAME_CANDIDATES: Final = 20
 # bm25s' defaults, which are Lucene's k1 and b: no query set here justifies others.
 BM25_K1: Final = 1.5
 BM25_B: Final = 0.75
+
+# --- Stop words: one table (issue 11; it used to be three lists in tokens.py, graph.py, intent.py). ---
+# Each row is a set of words and the readers of a query that drop them, with why. The readers:
+#   words  - BM25 and embedding tokens (index and query alike) and the keywords matched against file
+#            names (ranking.path_term_ratio): English function and question words;
+#   code   - BM25 tokens only: keywords and ubiquitous names of the indexed languages;
+#   graph  - the names that seed the graph's personalized PageRank (`related`);
+#   target - words the classifier never takes as a query's target (any of its three languages).
+# A word sits in exactly one row; changing a row changes what that reader does, so the readers that
+# disagreed before still disagree here, each for the reason its row gives.
+STOP_WORDS_WORDS: Final = "words"
+STOP_WORDS_CODE: Final = "code"
+STOP_WORDS_GRAPH: Final = "graph"
+STOP_WORDS_TARGET: Final = "target"
+
+
+@dataclass(frozen=True)
+class StopWords:
+    """A row of the stop-word table: `words` (space-separated) and the readers that drop them."""
+
+    words: str
+    readers: frozenset[str]
+    reason: str
+
+
+def _row(words: str, *readers: str, reason: str) -> StopWords:
+    return StopWords(words, frozenset(readers), reason)
+
+
+STOP_WORD_TABLE: Final[tuple[StopWords, ...]] = (
+    _row("a an are at be by do does for how in is it of on the to what when where which who with",
+         STOP_WORDS_WORDS, STOP_WORDS_GRAPH, STOP_WORDS_TARGET,
+         reason="English function and question words: no reader takes them for a name or a topic"),
+    _row("from this", STOP_WORDS_WORDS, STOP_WORDS_CODE, STOP_WORDS_GRAPH, STOP_WORDS_TARGET,
+         reason="function words that are also keywords (`from x import y`, `this.x`)"),
+    _row("and as can or why", STOP_WORDS_WORDS, STOP_WORDS_GRAPH,
+         reason="function words; a target is picked after a phrase, where they do not occur"),
+    _row("all any i if its my our that these we you", STOP_WORDS_WORDS, STOP_WORDS_TARGET,
+         reason="pronouns and determiners around a name (`where are all the handlers`)"),
+    _row("about but could did each has have into me no not should so such than their there they too us "
+         "very was will would your", STOP_WORDS_WORDS,
+         reason="the rest of Lucene's English list: noise in BM25 and in file-name keywords"),
+    _row("then", STOP_WORDS_WORDS, STOP_WORDS_CODE, reason="an English word and a keyword (Ruby, Lua, shells)"),
+    _row("args begin bool boolean cls const def elif else end err false fn func get import include int kwargs "
+         "let namespace new nil none null ok package param params private protected public return self set "
+         "static std str string true using val value var void", STOP_WORDS_CODE,
+         reason="keywords and names every file of a language repeats: they say nothing about a chunk"),
+    _row("function", STOP_WORDS_CODE, STOP_WORDS_TARGET,
+         reason="a keyword, and the noun people put before a name (`the function parse`)"),
+    _row("use", STOP_WORDS_CODE, STOP_WORDS_GRAPH, reason="a keyword (Rust, PHP) and a verb of questions"),
+    _row("used uses work works", STOP_WORDS_GRAPH,
+         reason="verbs of questions about code (`how does X work`, `where is X used`) that name nothing in it"),
+    _row("code", STOP_WORDS_GRAPH, STOP_WORDS_TARGET, reason="the noun every question about code may use"),
+    _row("those functions method methods class classes type variable field module file change changing modify "
+         "remove rename", STOP_WORDS_TARGET,
+         reason="English nouns and verbs around a name (`the Session class`, `what breaks if I rename X`)"),
+    _row("il lo la gli le un uno una di del dello della dei degli delle al allo alla ai agli alle da dal dalla "
+         "nel nella su sul sulla per con che chi cosa se funzione funzioni metodo metodi classe classi variabile "
+         "modulo codice cambio modifico rimuovo", STOP_WORDS_TARGET,
+         reason="Italian articles, prepositions, and the nouns and verbs around a name"),
+    _row("hàm lớp phương thức biến của các những cái gì tôi nếu này đó đến tới vào mã tệp", STOP_WORDS_TARGET,
+         reason="Vietnamese (one syllable per word): the nouns around a name and function words"),
+)
+
+
+def stop_words(reader: str) -> frozenset[str]:
+    """The words `reader` drops (one of the STOP_WORDS_* readers)."""
+    return frozenset(word for row in STOP_WORD_TABLE if reader in row.readers for word in row.words.split())

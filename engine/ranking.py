@@ -30,6 +30,7 @@ from .parsedquery import (
 from .profiles import (
     COMPAT_PRIOR,
     DEFINITION_BOOST,
+    DEFINITION_KINDS,
     DOC_PRIOR,
     EMBEDDED_NAME_SCALE,
     EXAMPLE_PRIOR,
@@ -71,10 +72,6 @@ __all__ = [
     "with_generic",
 ]
 
-# Kinds of definition a question can name (a field or a variable is not what `Tokenizer` asks for),
-# and `definition`, the kind of the chunk that holds one of them (engine/chunks.py).
-DEFINITION_KINDS = frozenset({"function", "method", "class", "interface", "struct", "enum", "type", "trait",
-                              "module", "namespace", "macro", "constructor", "definition"})
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 
 from .profiles import (
+    CALLABLE_KINDS,
     SEED_NAME_CANDIDATES,
     SIBLING_BASE,
     SIBLING_CONTAINER,
@@ -31,6 +32,7 @@ from .profiles import (
     SIBLING_PARAMETERS,
     SIMILAR_SEED_WORDS,
     SPELLING_TIERS,
+    TYPE_KINDS,
 )
 from .ranking import DEFINITION_KINDS, is_test_path
 from .records import Chunk, Hit, ParsedFile, Seed, Span, Symbol
@@ -40,10 +42,7 @@ from .tokens import split_identifier
 __all__ = ["named_seed", "seed_at", "seed_text", "structural_siblings", "without_seed"]
 
 # Kinds that are one family for similarity: a method is like a function, an interface like a class.
-_FAMILY = {
-    "function": "callable", "method": "callable", "constructor": "callable", "macro": "callable",
-    "class": "type", "struct": "type", "interface": "type", "trait": "type", "enum": "type", "type": "type",
-}
+_FAMILY = {**dict.fromkeys(CALLABLE_KINDS, "callable"), **dict.fromkeys(TYPE_KINDS, "type")}
 # Files whose shape (bases, members) stays cached (oldest evicted first), as retrievers.py caches lookups.
 SHAPE_CACHE_FILES = 16384
 _FILE_NAME = re.compile(r"[\w.-]+\.[A-Za-z0-9]{1,5}$")

@@ -24,7 +24,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-from .profiles import SYMBOL_TIERS
+from .profiles import CALLABLE_KINDS, SYMBOL_TIERS, TYPE_KINDS
 from .records import Symbol
 
 __all__ = ["SymbolMatch", "SymbolTable", "parse_symbol_query"]
@@ -34,9 +34,8 @@ TIERS = SYMBOL_TIERS
 
 # Within a tier: definitions users navigate to come before the values they hold.
 KIND_RANK = {
-    "class": 0, "interface": 0, "struct": 0, "trait": 0, "enum": 0, "function": 0, "method": 0,
-    "constructor": 0, "type": 0, "namespace": 1, "module": 1, "macro": 1, "property": 2,
-    "field": 2, "constant": 2, "variable": 3,
+    **dict.fromkeys(TYPE_KINDS | CALLABLE_KINDS - {"macro"}, 0),
+    "namespace": 1, "module": 1, "macro": 1, "property": 2, "field": 2, "constant": 2, "variable": 3,
 }  # fmt: skip
 DEFAULT_KIND_RANK = 3
 
@@ -50,7 +49,7 @@ KIND_WORDS: dict[str, frozenset[str]] = {
     "class": frozenset({"class"}),
     "interface": frozenset({"interface"}),
     "struct": frozenset({"struct"}),
-    "type": frozenset({"type", "class", "interface", "struct", "enum", "trait"}),
+    "type": TYPE_KINDS,
     "enum": frozenset({"enum"}),
     "trait": frozenset({"trait"}),
     "const": frozenset({"constant"}),

@@ -16,24 +16,13 @@ import re
 from collections import Counter
 from functools import lru_cache
 
-# Words that carry no meaning for retrieval: English function words, question words, and the
-# keywords / ubiquitous names of the indexed languages (Lucene's English list + our code list).
-# fmt: off
-ENGLISH_STOP_WORDS = frozenset((
-    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "from", "has", "have", "how", "i",
-    "if", "in", "into", "is", "it", "its", "of", "on", "or", "so", "such", "that", "the", "their",
-    "then", "there", "these", "they", "this", "to", "was", "we", "what", "when", "where", "which",
-    "who", "why", "will", "with", "does", "do", "did", "can", "could", "should", "would", "you",
-    "your", "our", "my", "me", "us", "about", "all", "any", "each", "than", "too", "very", "not", "no",
-))
-CODE_STOP_WORDS = frozenset((
-    "self", "this", "def", "return", "function", "func", "fn", "var", "let", "const", "public",
-    "private", "protected", "static", "void", "int", "str", "string", "bool", "boolean", "true",
-    "false", "none", "null", "nil", "new", "import", "from", "package", "use", "using", "include",
-    "namespace", "end", "begin", "elif", "else", "then", "args", "kwargs", "param", "params", "value",
-    "val", "get", "set", "cls", "err", "ok", "std",
-))
-# fmt: on
+from .profiles import STOP_WORDS_CODE, STOP_WORDS_WORDS, stop_words
+
+# Words that carry no meaning for retrieval: English function and question words (Lucene's English
+# list) and the keywords / ubiquitous names of the indexed languages: rows of the one stop-word
+# table (profiles.py), whose readers `words` and `code` are this module.
+ENGLISH_STOP_WORDS = stop_words(STOP_WORDS_WORDS)
+CODE_STOP_WORDS = stop_words(STOP_WORDS_CODE)
 STOP_WORDS = ENGLISH_STOP_WORDS | CODE_STOP_WORDS
 # Tokens shorter than this are noise (`i`, `x`, `_`).
 MIN_TOKEN = 2

@@ -97,3 +97,65 @@ def test_demoted_directories_are_the_design_list() -> None:
     assert ".min.js" in profiles.DEMOTED_SUFFIXES
     assert "_pb2.py" in profiles.DEMOTED_SUFFIXES
     assert ".generated." in profiles.DEMOTED_NAME_MARKERS
+
+
+# --- issue 11: one stop-word table, one kind vocabulary ------------------------------------------
+def test_every_stop_word_sits_in_one_row_with_a_reason() -> None:
+    words = [word for row in profiles.STOP_WORD_TABLE for word in row.words.split()]
+    assert len(words) == len(set(words))
+    readers = {profiles.STOP_WORDS_WORDS, profiles.STOP_WORDS_CODE, profiles.STOP_WORDS_GRAPH,
+               profiles.STOP_WORDS_TARGET}
+    for row in profiles.STOP_WORD_TABLE:
+        assert row.reason and row.readers and row.readers <= readers
+
+
+@pytest.mark.parametrize(
+    ("word", "words", "code", "graph", "target"),
+    [
+        ("the", True, False, True, True),
+        ("from", True, True, True, True),
+        ("why", True, False, True, False),  # BM25 drops it; the classifier's phrase rule reads it first
+        ("function", False, True, False, True),  # a keyword to BM25, a noun before a name to the classifier
+        ("work", False, False, True, False),  # `how does X work`: names nothing in the graph
+        ("self", False, True, False, False),
+        ("della", False, False, False, True),
+        ("hàm", False, False, False, True),
+        ("retry", False, False, False, False),
+    ],
+)
+def test_each_reader_drops_its_rows_of_the_table(word: str, words: bool, code: bool, graph: bool, target: bool) -> None:
+    assert (word in profiles.stop_words(profiles.STOP_WORDS_WORDS)) is words
+    assert (word in profiles.stop_words(profiles.STOP_WORDS_CODE)) is code
+    assert (word in profiles.stop_words(profiles.STOP_WORDS_GRAPH)) is graph
+    assert (word in profiles.stop_words(profiles.STOP_WORDS_TARGET)) is target
+
+
+def test_the_readers_use_the_table() -> None:
+    from fourfold.engine import graph, intent, tokens
+
+    assert profiles.stop_words(profiles.STOP_WORDS_WORDS) | profiles.stop_words(
+        profiles.STOP_WORDS_CODE) == tokens.STOP_WORDS
+    assert profiles.stop_words(profiles.STOP_WORDS_GRAPH) == graph.STOPWORDS
+    assert profiles.stop_words(profiles.STOP_WORDS_TARGET) == intent._STOPWORDS
+
+
+def test_every_kind_set_is_made_of_the_one_vocabulary() -> None:
+    from fourfold.engine import chunks, fusion, similar, structure, symbols
+
+    assert structure.KINDS == profiles.SYMBOL_KINDS  # the parser's vocabulary is the table's
+    vocabulary = profiles.SYMBOL_KINDS | profiles.CHUNK_KINDS
+    for kinds in (profiles.CALLABLE_KINDS, profiles.TYPE_KINDS, profiles.DEFINITION_KINDS, profiles.HEAD_OF_FILE_KINDS,
+                  fusion.HEAD_KINDS, chunks.UNIT_KINDS, chunks.SPLITTABLE_KINDS, set(similar._FAMILY),
+                  set(symbols.KIND_RANK), *symbols.KIND_WORDS.values()):
+        assert kinds <= vocabulary, kinds - vocabulary
+    named = profiles.CALLABLE_KINDS | profiles.TYPE_KINDS | {"module", "namespace", "definition"}
+    assert named == profiles.DEFINITION_KINDS
+
+
+def test_retrieval_budgets_are_the_design_numbers() -> None:
+    assert (profiles.RETRIEVER_BUDGET_S, profiles.RETRIEVER_DEPTH, profiles.IMPACT_DEPTH) == (5.0, 100, 3)
+    assert profiles.VECTOR_CANDIDATES == 100
+    assert (profiles.BM25_K1, profiles.BM25_B) == (1.5, 0.75)
+    tiers = profiles.SYMBOL_TIERS
+    assert sorted(tiers, key=tiers.__getitem__, reverse=True) == ["exact", "case", "words", "prefix", "fuzzy"]
+    assert {"exact", "case", "words"} == profiles.NAMED_TIERS and profiles.SPELLING_TIERS < profiles.NAMED_TIERS
