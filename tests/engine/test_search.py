@@ -10,13 +10,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tree import indexed_workspace
 
 from fourfold.engine import QueryError, SearchError, SearchRequest, Settings, Workspace
 from fourfold.engine.parsedquery import ParsedQuery
 from fourfold.engine.profiles import DOC_PRIOR, FILE_COHERENCE, FUSED_PATH_TERM_BOOST, PROSE_PRIOR, TEST_PRIOR
 from fourfold.engine.ranking import Ranking
 from fourfold.engine.records import Hit, Span
-from fourfold.engine.search import ModalityReport, Searcher
+from fourfold.engine.search import ModalityReport, Searcher, SearchResponse
 from fourfold.engine.snapshot import Snapshot
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "polyglot"
@@ -392,3 +393,56 @@ def test_a_generic_name_inside_a_question_does_not_make_it_a_definition_lookup(o
 def test_a_name_a_few_files_define_still_routes_to_its_definition(overrides_workspace: Workspace) -> None:
     response = overrides_workspace.search(SearchRequest("append calls in ToStringBuilder for fields"))
     assert response.intent == "find_definition"
+
+
+# --- issue 11: ranking switches travel in the request --------------------------------------------
+CONCURRENT_FILES = {
+    "inventory/retry.py": "def retry(action, attempts=3):\n    \"\"\"Call action until it succeeds.\"\"\"\n"
+                          "    for _ in range(attempts):\n        if action():\n            return True\n"
+                          "    return False\n",
+    "inventory/service.py": "from inventory.retry import retry\n\n\nclass Service:\n    def load(self):\n"
+                            "        return retry(self.fetch)\n\n    def fetch(self):\n        return True\n",
+    "inventory/tests/test_retry.py": "from inventory.retry import retry\n\n\ndef test_retry_retries():\n"
+                                     "    assert retry(lambda: True)\n",
+    "docs/retry.md": "# Retry\n\nHow retry works: the service retries a fetch three times.\n",
+}
+CONCURRENT_QUERY = "how does retry work"
+ROUNDS = 15
+
+
+def _answer(response: SearchResponse) -> tuple[object, ...]:
+    """What an ablation can change in a response (timings left out)."""
+    ran = tuple(sorted(m for m, report in response.modalities.items() if report.ran))
+    return response.k, ran, tuple((r.path, r.span, round(r.score, 9)) for r in response.results)
+
+
+def test_concurrent_queries_with_different_ablations_each_see_only_their_own(tmp_path: Path) -> None:
+    workspace = indexed_workspace(tmp_path / "repo", CONCURRENT_FILES, tmp_path / "index")
+    variants = {
+        "full": Ranking(),
+        "k=5": Ranking(k=5),
+        "-text": Ranking(without=frozenset({"text"})),
+        "-priors": Ranking(path_priors=False, centrality=False, file_aggregation=False),
+    }
+    try:
+        alone = {name: _answer(workspace.search(SearchRequest(CONCURRENT_QUERY, ranking=ranking)))
+                 for name, ranking in variants.items()}
+        assert len(set(alone.values())) == len(variants)  # every variant answers differently
+        barrier = threading.Barrier(len(variants))
+        seen: dict[str, list[tuple[object, ...]]] = {name: [] for name in variants}
+
+        def run(name: str) -> None:
+            request = SearchRequest(CONCURRENT_QUERY, ranking=variants[name])
+            barrier.wait()
+            for _ in range(ROUNDS):
+                seen[name].append(_answer(workspace.search(request)))
+
+        threads = [threading.Thread(target=run, args=(name,)) for name in variants]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        workspace.close()
+    for name, answers in seen.items():
+        assert answers == [alone[name]] * ROUNDS, name
