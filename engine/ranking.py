@@ -5,6 +5,13 @@ person asking `how are retries configured` wants `retry.py` and the three other 
 retries, not five chunks of one of them, and not its tests. Each feature here turns one such piece
 of knowledge into a score adjustment, and each can be switched off (`Ranking`) so that
 `fourfold eval --ablations` measures what it is worth. The numbers are data in `profiles.py`.
+
+"Why is this first?" is answered here: every feature and the decision to apply it. Two act on the text
+retriever's own list, before its cut to the fusion depth (`boost_chunks` on the BM25 candidates of a
+question, `literal_ranked` on the literal hits of an identifier); `fusion_features` decides the rest
+(definition lift, centrality boost, path priors, file coherence, line-level display), which
+engine/fusion.py applies in its RRF arithmetic. All of them read the query as parsed once
+(engine/parsedquery.py) and the switches of the request (`Ranking`).
 """
 
 from __future__ import annotations
@@ -30,10 +37,12 @@ from .parsedquery import (
 from .profiles import (
     COMPAT_PRIOR,
     DEFINITION_BOOST,
+    DEFINITION_INTENTS,
     DEFINITION_KINDS,
     DOC_PRIOR,
     EMBEDDED_NAME_SCALE,
     EXAMPLE_PRIOR,
+    FILE_COHERENCE,
     FUSED_PATH_TERM_BOOST,
     GENERIC_NAME_FILES,
     NAMED_FILE_SCALE,
@@ -42,9 +51,11 @@ from .profiles import (
     PROSE_PRIOR,
     REEXPORT_PRIOR,
     TEST_PRIOR,
+    TOPIC_INTENTS,
     TYPE_STUB_PRIOR,
+    UNDERSTANDING_INTENTS,
 )
-from .records import Chunk
+from .records import Chunk, Hit
 from .tokens import split_identifier
 
 if TYPE_CHECKING:
@@ -53,15 +64,19 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFINITION_KINDS",
     "FEATURES",
+    "FusionFeatures",
     "Ranking",
     "StatedNames",
     "boost_chunks",
     "defines",
     "defining_paths",
+    "definitions_first",
     "file_prior",
+    "fusion_features",
     "generic_names",
     "is_test_path",
     "last_name",
+    "literal_ranked",
     "named_file",
     "path_prior",
     "path_term_ratio",
@@ -199,6 +214,78 @@ def boost_chunks(
         result.append((chunk, score + top * (gain + PATH_TERM_BOOST * ratio)))
     result.sort(key=lambda item: -item[1])
     return result
+
+
+def literal_ranked(snapshot: Snapshot, query: ParsedQuery, ranking: Ranking, hits: list[Hit], depth: int) -> list[Hit]:
+    """The text retriever's literal hits with the one feature that acts on them: for an identifier
+    asked by an intent that wants its definition, the definitions first (`definitions_first`)."""
+    literal = query.literal
+    if ranking.definitions and literal is not None and literal.kind == "identifier" \
+            and query.intent in DEFINITION_INTENTS:
+        return definitions_first(snapshot, literal.pattern, hits, depth)
+    return hits
+
+
+def definitions_first(snapshot: Snapshot, name: str, hits: list[Hit], depth: int) -> list[Hit]:
+    """An identifier's definitions ahead of its mentions: `HTTPException` answers with the class first,
+    at its name, as a literal match of the name there would."""
+    defined = [symbol for symbol in snapshot.symbols.definitions(name) if symbol.kind in DEFINITION_KINDS]
+    if not defined:
+        return hits
+    score = hits[0].score if hits else 1.0
+    first = [Hit(symbol.path, symbol.name_span, score, symbol.qualified, symbol.kind, symbol.signature,
+                 symbol.language) for symbol in defined]
+    places = {(symbol.path, symbol.qualified) for symbol in defined}
+    rest = [hit for hit in hits if (hit.path, hit.symbol) not in places]
+    return (first + rest)[:depth]
+
+
+@dataclass(frozen=True)
+class FusionFeatures:
+    """The ranking features fusion applies to one query (engine/fusion.py does the arithmetic).
+
+    `centrality` gives a hit's PageRank for the capped boost (0 for every hit on a direct route or
+    with the feature off); `names` are the stated names whose definitions are lifted, `generic` those
+    lifted only in the file named after them; `prior` what a file's path says about it; `coherence`
+    the share of a file's next chunks added for an understanding question; `line_level` whether a
+    file whose best chunk is its head is shown at its best function.
+    """
+
+    centrality: Callable[[Hit], float]
+    names: frozenset[str]
+    generic: frozenset[str]
+    prior: Callable[[str], float] | None
+    one_per_file: bool
+    coherence: float
+    line_level: bool
+
+
+def fusion_features(snapshot: Snapshot, query: ParsedQuery, ranking: Ranking, intent: str,
+                    direct: bool) -> FusionFeatures:
+    """Which features fusion applies for `intent` with the request's switches. The direct path skips
+    fusion (DESIGN §4): the retriever's own order stands, unboosted; path priors and the file spread
+    still apply."""
+    understanding = intent in UNDERSTANDING_INTENTS
+    topical = intent in TOPIC_INTENTS
+    stated = query.stated
+    names = stated.all if not direct and ranking.definitions and intent in DEFINITION_INTENTS else frozenset()
+    generic = generic_names(stated.embedded - stated.whole, lambda name: defining_paths(snapshot, name)) \
+        if names and stated.embedded else frozenset()
+    return FusionFeatures(
+        centrality=(lambda hit: snapshot.graph.centrality_of(hit.path, hit.symbol)) if not direct and ranking.centrality
+        else _flat,
+        names=names,
+        generic=generic,
+        prior=file_prior(query, ranking, named=topical, indexed=snapshot.files.__contains__) if understanding
+        else prose_prior(query, ranking),
+        one_per_file=ranking.one_per_file,
+        coherence=FILE_COHERENCE if topical and ranking.file_aggregation else 0.0,
+        line_level=topical,
+    )
+
+
+def _flat(hit: Hit) -> float:
+    return 0.0
 
 
 _TEST_FILE = re.compile(

@@ -23,7 +23,6 @@ from .intent import is_product_name
 from .lexical import LexicalIndex
 from .parsedquery import ParsedQuery
 from .profiles import (
-    DEFINITION_INTENTS,
     FIND_REFERENCES,
     IMPACT_ANALYSIS,
     IMPACT_DEPTH,
@@ -37,6 +36,7 @@ from .ranking import (
     boost_chunks,
     defining_paths,
     generic_names,
+    literal_ranked,
     named_file,
     with_generic,
 )
@@ -125,12 +125,8 @@ def make_text_retriever(lexical: LexicalCache) -> Retriever:
             return [_chunk_hit(chunks[position], score) for position, score in found]
         if query.literal_error is not None:
             raise query.literal_error
-        literal = query.literal
-        if literal is not None:
-            hits = literal_hits(snapshot, literal, depth)
-            if features.definitions and literal.kind == "identifier" and query.intent in DEFINITION_INTENTS:
-                return _definitions_first(snapshot, literal.pattern, hits, depth)
-            return hits
+        if query.literal is not None:
+            return literal_ranked(snapshot, query, features, literal_hits(snapshot, query.literal, depth), depth)
         index, chunks = lexical.get(snapshot)
         return _question_hits(index, chunks, query, features, depth)
 
@@ -155,20 +151,6 @@ def _question_hits(
              if names is not None and names.names_definition(name, chunks[p].path)]
     ranked = boost_chunks(scored, query, features, extra, names)
     return [_chunk_hit(chunk, score) for chunk, score in ranked[:depth]]
-
-
-def _definitions_first(snapshot: Snapshot, name: str, hits: list[Hit], depth: int) -> list[Hit]:
-    """An identifier's definitions ahead of its mentions: `HTTPException` answers with the class first,
-    at its name, as a literal match of the name there would."""
-    defined = [symbol for symbol in snapshot.symbols.definitions(name) if symbol.kind in DEFINITION_KINDS]
-    if not defined:
-        return hits
-    score = hits[0].score if hits else 1.0
-    first = [Hit(symbol.path, symbol.name_span, score, symbol.qualified, symbol.kind, symbol.signature,
-                 symbol.language) for symbol in defined]
-    places = {(symbol.path, symbol.qualified) for symbol in defined}
-    rest = [hit for hit in hits if (hit.path, hit.symbol) not in places]
-    return (first + rest)[:depth]
 
 
 def literal_hits(snapshot: Snapshot, query: TextQuery, limit: int) -> list[Hit]:

@@ -22,9 +22,7 @@ from .fusion import FusedResult, fuse
 from .intent import RULES, Classification, classify, is_identifier, pin
 from .parsedquery import ParsedQuery, parse_query
 from .profiles import (
-    DEFINITION_INTENTS,
     DEMOTE_FACTOR,
-    FILE_COHERENCE,
     FIND_SIMILAR,
     INTENTS,
     MODALITIES,
@@ -32,18 +30,15 @@ from .profiles import (
     RETRIEVER_BUDGET_S,
     RETRIEVER_DEPTH,
     SEED_CANDIDATES,
-    TOPIC_INTENTS,
     UNDERSTAND_CODE,
-    UNDERSTANDING_INTENTS,
 )
 from .ranking import (
     Ranking,
     defining_paths,
-    file_prior,
+    fusion_features,
     generic_names,
     is_test_path,
     named_file,
-    prose_prior,
     query_path_prior,
 )
 from .records import Hit, Seed, Span
@@ -364,26 +359,18 @@ class Searcher:
 
     def _fuse(self, snapshot: Snapshot, query: ParsedQuery, ranking: Ranking, intent: str, route: Route,
               strategy: str, ranked: Mapping[str, Sequence[Hit]]) -> list[FusedResult]:
-        """Weighted RRF with the request's ranking features. The direct path skips fusion (DESIGN §4):
-        the retriever's own order stands, unboosted; path priors and the file spread still apply."""
-        boosted = strategy != "direct"
-        understanding = intent in UNDERSTANDING_INTENTS
-        topical = intent in TOPIC_INTENTS
-        stated = query.stated
-        names = stated.all if boosted and ranking.definitions and intent in DEFINITION_INTENTS else frozenset()
-        generic = generic_names(stated.embedded - stated.whole, lambda name: defining_paths(snapshot, name)) \
-            if names and stated.embedded else frozenset()
+        """Weighted RRF with the ranking features the request's switches leave on (ranking.fusion_features)."""
+        features = fusion_features(snapshot, query, ranking, intent, direct=strategy == "direct")
         return fuse(
             ranked, route.weights, route.k,
-            centrality=(lambda hit: _centrality(snapshot, hit)) if boosted and ranking.centrality else _flat,
+            centrality=features.centrality,
             demote_factor=self.demote_factor,
-            names=names,
-            generic=generic,
-            prior=file_prior(query, ranking, named=topical, indexed=snapshot.files.__contains__) if understanding
-            else prose_prior(query, ranking),
-            one_per_file=ranking.one_per_file,
-            coherence=FILE_COHERENCE if topical and ranking.file_aggregation else 0.0,
-            line_level=topical,
+            names=features.names,
+            generic=features.generic,
+            prior=features.prior,
+            one_per_file=features.one_per_file,
+            coherence=features.coherence,
+            line_level=features.line_level,
         )
 
     def _run(
@@ -460,14 +447,6 @@ def _unless_generic(snapshot: Snapshot, classification: Classification) -> Class
     if not generic_names([target], lambda _: paths) or any(named_file(path, target) for path in paths):
         return classification
     return Classification(UNDERSTAND_CODE, FALLBACK.confidence, FALLBACK.id)
-
-
-def _flat(hit: Hit) -> float:
-    return 0.0
-
-
-def _centrality(snapshot: Snapshot, hit: Hit) -> float:
-    return snapshot.graph.centrality_of(hit.path, hit.symbol)
 
 
 def _ms(start: float, end: float) -> float:
