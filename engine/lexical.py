@@ -21,7 +21,7 @@ from pathlib import PurePosixPath
 import bm25s
 import numpy as np
 
-from .profiles import BM25_B, BM25_K1
+from .profiles import BM25_B, BM25_K1, BM25_PATH_FOLDERS, BM25_PATH_WEIGHT, BM25_SYMBOL_WEIGHT
 from .ranking import DEFINITION_KINDS, last_name
 from .records import Chunk
 from .tokens import code_tokens, query_tokens, token_bag
@@ -29,14 +29,10 @@ from .tokens import code_tokens, query_tokens, token_bag
 # bm25s logs every index build at DEBUG through its own handler; a search engine's user does not care.
 logging.getLogger("bm25s").setLevel(logging.WARNING)
 
-# Field weights, as repetitions of a field's tokens (BM25 term frequency saturates through k1,
-# so a repeat is a boost, not a multiplier). Tuned on the questions in tests/engine/test_lexical.py.
-SYMBOL_WEIGHT = 3
-PATH_WEIGHT = 2
-# How many trailing folder names count as part of the path field (`inventory/service.py` ->
-# `inventory`); deeper folders (`src`, `main`, `java`, `com`) say little about the content.
-PATH_FOLDERS = 2
-# BM25 parameters: profiles.BM25_K1 and BM25_B.
+# Field weights, the path folders that count, and the BM25 parameters: profiles.py, with their reasons.
+SYMBOL_WEIGHT = BM25_SYMBOL_WEIGHT
+PATH_WEIGHT = BM25_PATH_WEIGHT
+PATH_FOLDERS = BM25_PATH_FOLDERS
 K1 = BM25_K1
 B = BM25_B
 # Chunks whose tokens are remembered between builds: the index is rebuilt after every file change,

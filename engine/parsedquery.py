@@ -19,7 +19,16 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 
 from .intent import Classification, Known, classify, identifiers, is_explicit_regex, is_product_name, quoted_strings
-from .profiles import DOC_WORDS, EXACT_MATCH, FIND_DEFINITION, FIND_REFERENCES, IMPACT_ANALYSIS, TEST_WORDS
+from .profiles import (
+    DOC_WORDS,
+    EXACT_MATCH,
+    FIND_DEFINITION,
+    FIND_REFERENCES,
+    IMPACT_ANALYSIS,
+    KEYWORD_MIN_LENGTH,
+    NAMED_MIN_LENGTH,
+    TEST_WORDS,
+)
 from .symbols import parse_symbol_query
 from .textsearch import QueryError, TextQuery, parse_text_query
 from .tokens import ENGLISH_STOP_WORDS, query_tokens
@@ -92,16 +101,11 @@ _ACRONYM = re.compile(r"^[A-Z]+$")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # A qualified name inside a sentence (`how res.send encodes the body`): it names its last part.
 _DOTTED = re.compile(r"\b[A-Za-z_]\w+(?:(?:\.|::|->|#)[A-Za-z_]\w+)+\b")
-# Shortest word of a question looked for in file names (`query_keywords`): two letters (`db`, `io`)
-# match too many paths by prefix to say anything.
-KEYWORD_MIN_LENGTH = 3
 
 
-# The "not found" check (engine/absence.py): words of a question that may name a thing. Two letters
-# (`io`, `db`) occur in every workspace, so they are never reported absent.
+# The "not found" check (engine/absence.py): words of a question that may name a thing.
 _NAMED_WORD = re.compile(r"[A-Za-z_$][\w$.]*")
 _NAMED_ACRONYM = re.compile(r"^[A-Z][A-Z0-9]+$")
-NAMED_MIN_LENGTH = 3
 
 
 @lru_cache(maxsize=1024)

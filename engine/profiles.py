@@ -283,6 +283,22 @@ SEED_NAME_CANDIDATES: Final = 20
 # bm25s' defaults, which are Lucene's k1 and b: no query set here justifies others.
 BM25_K1: Final = 1.5
 BM25_B: Final = 0.75
+# Field weights, as repetitions of a field's tokens (BM25 term frequency saturates through k1, so a
+# repeat is a boost, not a multiplier): a chunk's symbol name thrice, its path words twice. Tuned on
+# the questions in tests/engine/test_lexical.py. (Index-time: changing them changes the BM25 index.)
+BM25_SYMBOL_WEIGHT: Final = 3
+BM25_PATH_WEIGHT: Final = 2
+# How many trailing folder names count as part of the path field (`inventory/service.py` ->
+# `inventory`); deeper folders (`src`, `main`, `java`, `com`) say little about the content.
+BM25_PATH_FOLDERS: Final = 2
+
+# --- Reading a query (engine/parsedquery.py). ---
+# Shortest word of a question looked for in file names (`query_keywords`): two letters (`db`, `io`)
+# match too many paths by prefix to say anything.
+KEYWORD_MIN_LENGTH: Final = 3
+# Shortest word the "not found" note may report absent (engine/absence.py): two letters occur in
+# every workspace.
+NAMED_MIN_LENGTH: Final = 3
 
 # --- Stop words: one table (issue 11; it used to be three lists in tokens.py, graph.py, intent.py). ---
 # Each row is a set of words and the readers of a query that drop them, with why. The readers:
