@@ -14,7 +14,7 @@ Home in the layered engine: `engine/query/` (below retrieve/ and rank/, which re
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import PurePosixPath
 
@@ -101,8 +101,6 @@ _ACRONYM = re.compile(r"^[A-Z]+$")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # A qualified name inside a sentence (`how res.send encodes the body`): it names its last part.
 _DOTTED = re.compile(r"\b[A-Za-z_]\w+(?:(?:\.|::|->|#)[A-Za-z_]\w+)+\b")
-
-
 # The "not found" check (engine/absence.py): words of a question that may name a thing.
 _NAMED_WORD = re.compile(r"[A-Za-z_$][\w$.]*")
 _NAMED_ACRONYM = re.compile(r"^[A-Z][A-Z0-9]+$")
@@ -188,7 +186,7 @@ class ParsedQuery:
     docs_wanted: bool
     pasted: bool = False
     # The query's last word without quotes or `?`: `functions similar to parse_header` ends in its seed.
-    last_word: str | None = field(default=None)
+    last_word: str | None = None
 
     @property
     def intent(self) -> str:
