@@ -24,6 +24,7 @@ import pathspec
 import xxhash
 
 from .languages import detect_language
+from .profiles import DEFAULT_MAX_FILE_SIZE
 from .records import FileRecord
 
 log = logging.getLogger(__name__)
@@ -47,7 +48,6 @@ ALWAYS_SKIPPED = frozenset(
         ".vscode-test",
     }
 )
-DEFAULT_MAX_FILE_SIZE = 1024 * 1024
 # A line this long, in a file whose average line is also long, means minified or generated code.
 MINIFIED_LINE_LENGTH = 1000
 SNIFF_BYTES = 8192

@@ -22,8 +22,9 @@ from pathlib import Path
 
 import numpy as np
 
+from .backends import make_backend
 from .embedcache import EmbedCache, embed_cached
-from .embedding import Backend, LocalBackend, make_backend
+from .embedding import Backend, LocalBackend
 from .records import Chunk
 from .retrievers import SemanticState, SemanticView
 from .settings import Settings

@@ -17,7 +17,6 @@ import functools
 import itertools
 import logging
 import math
-import os
 import re
 import threading
 import time
@@ -46,7 +45,7 @@ __all__ = [
     "VoyageLimits",
     "code_bag",
     "load_code_model",
-    "make_backend",
+    "scrubbed",
 ]
 
 log = logging.getLogger(__name__)
@@ -437,7 +436,7 @@ class NoneBackend:
         return np.zeros(0, dtype=np.float32)
 
 
-def _scrubbed(message: str, secret: str) -> str:
+def scrubbed(message: str, secret: str) -> str:
     """Remove the API key from a message that may echo request details."""
     return message.replace(secret, "***") if secret else message
 
@@ -570,7 +569,7 @@ class VoyageBackend:
         raise EmbeddingError("Voyage retry policy allows no attempts")
 
     def _failure(self, error: Exception, attempts: int) -> EmbeddingError:
-        detail = _scrubbed(str(error), self._secret)[:300]
+        detail = scrubbed(str(error), self._secret)[:300]
         plural = "s" if attempts != 1 else ""
         return EmbeddingError(
             f"Voyage request failed after {attempts} attempt{plural}: {type(error).__name__}: {detail}"
@@ -646,51 +645,3 @@ class FallbackBackend:
         with self._lock:
             self._reason = f"{reason}; using the local model for this run"
         log.warning("semantic backend fell back to local: %s", reason)
-
-
-def _minilm_backend(local: LocalBackend) -> Backend:
-    """MiniLM when its extra is installed, else `local` saying what to install (imported late: minilm
-    imports this module)."""
-    from .minilm import MiniLMBackend, missing_reason
-
-    reason = missing_reason()
-    if reason is not None:
-        return FallbackBackend(None, local, f"{reason}; using the local model")
-    return MiniLMBackend()
-
-
-def make_backend(
-    name: str,
-    api_key: str | None = None,
-    *,
-    base_url: str | None = None,
-    limits: VoyageLimits = VOYAGE_LIMITS,
-    retry: RetryPolicy | None = None,
-    sleep: Callable[[float], None] = time.sleep,
-) -> Backend:
-    """The backend a setting asks for; anything unusable becomes `local` with a reason, never an error."""
-    choice = name.strip().lower()
-    if choice in ("none", "off"):
-        return NoneBackend()
-    local = LocalBackend()
-    if choice in ("local", "wordllama"):
-        return local
-    if choice == "minilm":
-        return _minilm_backend(local)
-    if choice == "code":
-        return CodeBackend()
-    if choice != "voyage":
-        return FallbackBackend(None, local, f"unknown semantic backend {name!r}; using the local model")
-    key = api_key or os.environ.get("VOYAGE_API_KEY", "")
-    if not key:
-        return FallbackBackend(
-            None,
-            local,
-            "voyage needs an API key (VOYAGE_API_KEY or the editor's secret storage); using the local model",
-        )
-    try:
-        voyage = VoyageBackend(key, base_url=base_url, limits=limits, retry=retry, sleep=sleep)
-    except Exception as error:
-        reason = _scrubbed(f"{type(error).__name__}: {error}", key)
-        return FallbackBackend(None, local, f"voyage client unavailable ({reason}); using the local model")
-    return FallbackBackend(voyage, local)

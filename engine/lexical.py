@@ -21,10 +21,9 @@ from pathlib import PurePosixPath
 import bm25s
 import numpy as np
 
-from .profiles import BM25_B, BM25_K1, BM25_PATH_FOLDERS, BM25_PATH_WEIGHT, BM25_SYMBOL_WEIGHT
-from .ranking import DEFINITION_KINDS, last_name
+from .profiles import BM25_B, BM25_K1, BM25_PATH_FOLDERS, BM25_PATH_WEIGHT, BM25_SYMBOL_WEIGHT, DEFINITION_KINDS
 from .records import Chunk
-from .tokens import code_tokens, query_tokens, token_bag
+from .tokens import code_tokens, last_name, query_tokens, token_bag
 
 # bm25s logs every index build at DEBUG through its own handler; a search engine's user does not care.
 logging.getLogger("bm25s").setLevel(logging.WARNING)

@@ -31,11 +31,10 @@ from .profiles import (
 )
 from .symbols import parse_symbol_query
 from .textsearch import QueryError, TextQuery, parse_text_query
-from .tokens import ENGLISH_STOP_WORDS, query_tokens
+from .tokens import ENGLISH_STOP_WORDS, QUALIFIER, query_tokens
 
 __all__ = [
     "LITERAL_INTENTS",
-    "QUALIFIER",
     "ParsedQuery",
     "StatedNames",
     "asks_about_docs",
@@ -87,8 +86,6 @@ class StatedNames:
 _SYMBOL_QUERY = re.compile(
     r"^(?:[A-Za-z_]\w*(?:(?:::|\\|->|\.|#)[A-Za-z_]\w*)+|_\w*|[A-Za-z][A-Za-z0-9]*[A-Z_]\w*|[A-Z][A-Za-z0-9]*)$"
 )
-# What separates the parts of a qualified name (`a.b`, `A::B`, `a->b`, `A#b`, `A\\B`).
-QUALIFIER = re.compile(r"::|\\|->|\.|#")
 # Code-style words inside a sentence: PascalCase compounds, camelCase, snake_case, and capitalised
 # words after the first (`how does the Router match paths`: a class, by the way it is written).
 _EMBEDDED = re.compile(

@@ -279,6 +279,11 @@ SIMILAR_NAME_CANDIDATES: Final = 50
 EXISTS_CANDIDATES: Final = 5
 SEED_NAME_CANDIDATES: Final = 20
 
+# --- Discovery (engine/discovery.py). ---
+# Files larger than this are refused unread (a setting, `maxFileSize`, can raise it): hand-written
+# source is rarely over 1 MiB, while data dumps, bundles and generated tables often are.
+DEFAULT_MAX_FILE_SIZE: Final = 1024 * 1024
+
 # --- BM25 (engine/lexical.py). ---
 # bm25s' defaults, which are Lucene's k1 and b: no query set here justifies others.
 BM25_K1: Final = 1.5

@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING
 
 from .languages import DOC_LANGUAGES, detect_language
 from .parsedquery import (
-    QUALIFIER,
     ParsedQuery,
     StatedNames,
     asks_about_docs,
@@ -56,7 +55,7 @@ from .profiles import (
     UNDERSTANDING_INTENTS,
 )
 from .records import Chunk, Hit
-from .tokens import split_identifier
+from .tokens import last_name, split_identifier
 
 if TYPE_CHECKING:
     from .snapshot import Snapshot
@@ -134,13 +133,6 @@ def with_generic(names: StatedNames, defining_paths: Callable[[str], Collection[
     """`names` with its embedded names that are generic (`generic_names`) marked as such."""
     generic = generic_names(names.embedded - names.whole, defining_paths) if names.embedded else frozenset()
     return replace(names, generic=generic) if generic else names
-
-
-def last_name(symbol: str | None) -> str | None:
-    """`Client.send` -> `send`: the name a definition is called by."""
-    if not symbol:
-        return None
-    return QUALIFIER.split(symbol)[-1] or None
 
 
 def defines(symbol: str | None, kind: str | None, names: Collection[str]) -> bool:

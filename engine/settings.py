@@ -11,8 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from .discovery import DEFAULT_MAX_FILE_SIZE
-from .profiles import DEMOTE_FACTOR
+from .profiles import DEFAULT_MAX_FILE_SIZE, DEMOTE_FACTOR
 from .profiles import PRESETS as PRESET_TABLE
 
 PRESETS = tuple(PRESET_TABLE)

@@ -30,6 +30,8 @@ MIN_TOKEN = 2
 WORD_CACHE_SIZE = 1 << 16
 
 _WORD = re.compile(r"\w+")
+# What separates the parts of a qualified name (`a.b`, `A::B`, `a->b`, `A#b`, `A\\B`).
+QUALIFIER = re.compile(r"::|\\|->|\.|#")
 # Identifier parts: acronyms before a capitalised word (HTTPConfig -> HTTP, Config), capitalised
 # or lowercase runs, remaining capitals.
 _PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+")
@@ -117,3 +119,10 @@ def stem(word: str) -> str:
     if len(word) > 3 and word.endswith("y") and word[-2] not in "aeiou":
         word = word[:-1] + "i"
     return word
+
+
+def last_name(symbol: str | None) -> str | None:
+    """`Client.send` -> `send`: the name a definition is called by."""
+    if not symbol:
+        return None
+    return QUALIFIER.split(symbol)[-1] or None

@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 from fourfold.engine import embedding as embedding_module
-from fourfold.engine.embedding import LocalBackend, LocalLimits, NoneBackend, make_backend
+from fourfold.engine.backends import make_backend
+from fourfold.engine.embedding import LocalBackend, LocalLimits, NoneBackend
 
 NO_NETWORK_SCRIPT = textwrap.dedent(
     """

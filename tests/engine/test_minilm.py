@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from fourfold.engine import minilm
-from fourfold.engine.embedding import EmbeddingError, make_backend
+from fourfold.engine.backends import make_backend
+from fourfold.engine.embedding import EmbeddingError
 from fourfold.engine.minilm import TOKENIZER_PATH, MiniLMBackend, MiniLMLimits
 from fourfold.engine.settings import parse_settings
 

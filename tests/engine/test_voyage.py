@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from voyage_server import FakeVoyage, serve
 
+from fourfold.engine.backends import make_backend
 from fourfold.engine.embedcache import EmbedCache, embed_cached
 from fourfold.engine.embedding import (
     Backend,
@@ -18,7 +19,6 @@ from fourfold.engine.embedding import (
     RetryPolicy,
     VoyageBackend,
     VoyageLimits,
-    make_backend,
 )
 
 KEY = "pa-test-SECRET-key-0123456789"
