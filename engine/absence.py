@@ -18,6 +18,7 @@ import numpy as np
 from .parsedquery import ParsedQuery
 from .profiles import (
     ABSENCE_CONFIRM_FILES,
+    DEFINITION_KINDS,
     EXACT_MATCH,
     EXISTS_CANDIDATES,
     FIND_DEFINITION,
@@ -27,7 +28,7 @@ from .profiles import (
     SIMILAR_NAME_CANDIDATES,
     SIMILAR_NAMES_SHOWN,
 )
-from .ranking import DEFINITION_KINDS, is_test_path
+from .ranking import is_test_path
 from .snapshot import Snapshot
 from .textsearch import candidate_plan, parse_text_query
 from .tokens import split_identifier

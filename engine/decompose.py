@@ -35,8 +35,8 @@ import pathspec
 
 from .fusion import FusedResult
 from .languages import DOC_LANGUAGES, detect_language
-from .profiles import EXACT_MATCH, FIND_DEFINITION, MODALITIES, PRESETS, UNDERSTAND_CODE
-from .ranking import DEFINITION_KINDS, path_prior
+from .profiles import DEFINITION_KINDS, EXACT_MATCH, FIND_DEFINITION, MODALITIES, PRESETS, UNDERSTAND_CODE
+from .ranking import path_prior
 from .records import Span
 
 if TYPE_CHECKING:

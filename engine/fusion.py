@@ -15,6 +15,7 @@ import math
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+from .parsedquery import named_file
 from .profiles import (
     BOOST_CAP,
     BOOST_SLOPE,
@@ -31,8 +32,9 @@ from .profiles import (
     MODALITIES,
     NAMED_FILE_SCALE,
 )
-from .ranking import defines, last_name, named_file
+from .ranking import defines
 from .records import Hit, Span
+from .tokens import last_name
 
 __all__ = ["FusedResult", "boost", "fuse", "is_demoted_path"]
 

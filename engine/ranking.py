@@ -30,8 +30,6 @@ from .parsedquery import (
     asks_about_docs,
     asks_about_tests,
     named_file,
-    query_keywords,
-    stated_names,
 )
 from .profiles import (
     COMPAT_PRIOR,
@@ -61,11 +59,9 @@ if TYPE_CHECKING:
     from .snapshot import Snapshot
 
 __all__ = [
-    "DEFINITION_KINDS",
     "FEATURES",
     "FusionFeatures",
     "Ranking",
-    "StatedNames",
     "boost_chunks",
     "defines",
     "defining_paths",
@@ -74,15 +70,11 @@ __all__ = [
     "fusion_features",
     "generic_names",
     "is_test_path",
-    "last_name",
     "literal_ranked",
-    "named_file",
     "path_prior",
     "path_term_ratio",
     "prose_prior",
-    "query_keywords",
     "query_path_prior",
-    "stated_names",
     "with_generic",
 ]
 

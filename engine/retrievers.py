@@ -21,8 +21,9 @@ import numpy as np
 
 from .intent import is_product_name
 from .lexical import LexicalIndex
-from .parsedquery import ParsedQuery
+from .parsedquery import ParsedQuery, named_file
 from .profiles import (
+    DEFINITION_KINDS,
     FIND_REFERENCES,
     IMPACT_ANALYSIS,
     IMPACT_DEPTH,
@@ -30,16 +31,7 @@ from .profiles import (
     NAMED_TIERS,
     VECTOR_CANDIDATES,
 )
-from .ranking import (
-    DEFINITION_KINDS,
-    Ranking,
-    boost_chunks,
-    defining_paths,
-    generic_names,
-    literal_ranked,
-    named_file,
-    with_generic,
-)
+from .ranking import Ranking, boost_chunks, defining_paths, generic_names, literal_ranked, with_generic
 from .records import Chunk, Hit, ParsedFile, Span, Symbol
 from .similar import seed_text, structural_siblings
 from .snapshot import Snapshot

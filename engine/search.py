@@ -20,7 +20,7 @@ from .absence import absence_note
 from .decompose import respond, should_decompose
 from .fusion import FusedResult, fuse
 from .intent import RULES, Classification, classify, is_identifier, pin
-from .parsedquery import ParsedQuery, parse_query
+from .parsedquery import ParsedQuery, named_file, parse_query
 from .profiles import (
     DEMOTE_FACTOR,
     FIND_SIMILAR,
@@ -32,15 +32,7 @@ from .profiles import (
     SEED_CANDIDATES,
     UNDERSTAND_CODE,
 )
-from .ranking import (
-    Ranking,
-    defining_paths,
-    fusion_features,
-    generic_names,
-    is_test_path,
-    named_file,
-    query_path_prior,
-)
+from .ranking import Ranking, defining_paths, fusion_features, generic_names, is_test_path, query_path_prior
 from .records import Hit, Seed, Span
 from .retrievers import Retriever
 from .routing import Route, plan_route, rescue_route

@@ -23,6 +23,7 @@ from pathlib import PurePosixPath
 
 from .profiles import (
     CALLABLE_KINDS,
+    DEFINITION_KINDS,
     SEED_NAME_CANDIDATES,
     SIBLING_BASE,
     SIBLING_CONTAINER,
@@ -34,7 +35,7 @@ from .profiles import (
     SPELLING_TIERS,
     TYPE_KINDS,
 )
-from .ranking import DEFINITION_KINDS, is_test_path
+from .ranking import is_test_path
 from .records import Chunk, Hit, ParsedFile, Seed, Span, Symbol
 from .snapshot import Snapshot
 from .tokens import split_identifier

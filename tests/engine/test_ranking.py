@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import pytest
 
-from fourfold.engine.parsedquery import parse_query
+from fourfold.engine.parsedquery import StatedNames, asks_about_tests, parse_query, query_keywords, stated_names
 from fourfold.engine.profiles import (
     COMPAT_PRIOR,
     DEFINITION_BOOST,
@@ -26,22 +26,18 @@ from fourfold.engine.profiles import (
 from fourfold.engine.ranking import (
     FEATURES,
     Ranking,
-    StatedNames,
-    asks_about_tests,
     boost_chunks,
     defines,
     file_prior,
     generic_names,
-    last_name,
     path_prior,
     path_term_ratio,
     prose_prior,
-    query_keywords,
-    stated_names,
     with_generic,
 )
 from fourfold.engine.records import Chunk
 from fourfold.engine.structure import parse_file
+from fourfold.engine.tokens import last_name
 
 # The chunker gives every definition chunk kind "definition" (engine/chunks.py), never the symbol's kind:
 # these tests use the chunks it makes, so a boost that only knows symbol kinds would fail them.
