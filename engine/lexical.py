@@ -28,12 +28,6 @@ from .tokens import code_tokens, last_name, query_tokens, token_bag
 # bm25s logs every index build at DEBUG through its own handler; a search engine's user does not care.
 logging.getLogger("bm25s").setLevel(logging.WARNING)
 
-# Field weights, the path folders that count, and the BM25 parameters: profiles.py, with their reasons.
-SYMBOL_WEIGHT = BM25_SYMBOL_WEIGHT
-PATH_WEIGHT = BM25_PATH_WEIGHT
-PATH_FOLDERS = BM25_PATH_FOLDERS
-K1 = BM25_K1
-B = BM25_B
 # Chunks whose tokens are remembered between builds: the index is rebuilt after every file change,
 # and re-tokenising the unchanged 99% of a repository is most of a rebuild's cost.
 TOKEN_CACHE_SIZE = 1 << 17
@@ -48,14 +42,14 @@ def chunk_tokens(chunk: Chunk) -> list[str]:
 def _fields_tokens(path: str, symbol: str | None, text: str) -> tuple[str, ...]:
     tokens = token_bag(text)
     if symbol:
-        tokens.extend(code_tokens(symbol) * SYMBOL_WEIGHT)
-    tokens.extend(code_tokens(_path_words(path)) * PATH_WEIGHT)
+        tokens.extend(code_tokens(symbol) * BM25_SYMBOL_WEIGHT)
+    tokens.extend(code_tokens(_path_words(path)) * BM25_PATH_WEIGHT)
     return tuple(tokens)
 
 
 def _path_words(path: str) -> str:
     pure = PurePosixPath(path)
-    return " ".join([*pure.parent.parts[-PATH_FOLDERS:], pure.stem])
+    return " ".join([*pure.parent.parts[-BM25_PATH_FOLDERS:], pure.stem])
 
 
 @dataclass(frozen=True)
@@ -77,7 +71,7 @@ class LexicalIndex:
         definitions = _definitions(chunks)
         if not any(corpus):
             return cls(None, len(chunks), definitions)
-        model = bm25s.BM25(k1=K1, b=B)
+        model = bm25s.BM25(k1=BM25_K1, b=BM25_B)
         model.index(corpus, show_progress=False)
         return cls(model, len(chunks), definitions)
 

@@ -29,8 +29,6 @@ from .records import Symbol
 
 __all__ = ["SymbolMatch", "SymbolTable", "parse_symbol_query"]
 
-# Tier -> base score (the table is profiles.SYMBOL_TIERS, with its reasons).
-TIERS = SYMBOL_TIERS
 
 # Within a tier: definitions users navigate to come before the values they hold.
 KIND_RANK = {
@@ -154,7 +152,7 @@ class SymbolTable:
         if not parts:
             return []
         parsed = _Query(parts[-1], tuple(parts[:-1]), kinds)
-        return self._ranked(parsed, tiers=tuple(TIERS), limit=limit)
+        return self._ranked(parsed, tiers=tuple(SYMBOL_TIERS), limit=limit)
 
     @cached_property
     def _overlay(self) -> _Index:
@@ -231,7 +229,7 @@ class _Index:
                 symbol = self.symbols[position]
                 if symbol.path in hidden or not _accepts(symbol, query):
                     continue
-                yield SymbolMatch(symbol, TIERS[tier] + quality, tier)
+                yield SymbolMatch(symbol, SYMBOL_TIERS[tier] + quality, tier)
                 emitted += 1
                 if limit is not None and emitted >= limit:
                     return

@@ -18,10 +18,9 @@ import numpy as np
 
 from .profiles import VECTOR_CANDIDATES
 
-__all__ = ["DEFAULT_CANDIDATES", "VectorIndex"]
+__all__ = ["VectorIndex"]
 
 # Rows kept after the Hamming pass for float rescoring (profiles.VECTOR_CANDIDATES, with its reason).
-DEFAULT_CANDIDATES = VECTOR_CANDIDATES
 # Compaction triggers: many small segments make search pay per-segment overhead; many tombstones waste
 # popcounts on dead rows. Either bound is cheap to restore with one concatenation.
 MAX_SEGMENTS = 16
@@ -148,7 +147,7 @@ class VectorIndex:
         return self._derive((merged,), offsets, np.ones(len(merged.keys), dtype=bool), rows)
 
     def search(
-        self, query: np.ndarray, limit: int = 10, candidates: int = DEFAULT_CANDIDATES
+        self, query: np.ndarray, limit: int = 10, candidates: int = VECTOR_CANDIDATES
     ) -> list[tuple[int, float]]:
         """Top `limit` rows as (row, cosine score), best first.
 
@@ -165,7 +164,7 @@ class VectorIndex:
         return [(int(shortlist[i]), float(scores[i])) for i in order]
 
     def search_keys(
-        self, query: np.ndarray, limit: int = 10, candidates: int = DEFAULT_CANDIDATES
+        self, query: np.ndarray, limit: int = 10, candidates: int = VECTOR_CANDIDATES
     ) -> list[tuple[str, float]]:
         """`search`, with each row turned into its key (chunk digest)."""
         return [(self.key(row), score) for row, score in self.search(query, limit, candidates)]

@@ -17,6 +17,7 @@ import pytest
 from fourfold.engine import SearchRequest, Settings, Workspace, classify
 from fourfold.engine.lexical import LexicalIndex
 from fourfold.engine.parsedquery import parse_query
+from fourfold.engine.profiles import VECTOR_CANDIDATES
 from fourfold.engine.ranking import Ranking
 from fourfold.engine.records import Chunk, Hit, Span, Symbol
 from fourfold.engine.retrievers import (
@@ -29,7 +30,7 @@ from fourfold.engine.retrievers import (
     structural,
 )
 from fourfold.engine.snapshot import Snapshot
-from fourfold.engine.vectors import DEFAULT_CANDIDATES, VectorIndex
+from fourfold.engine.vectors import VectorIndex
 
 CORPUS = {
     "text/lexer.py": '''class Tokenizer:
@@ -195,11 +196,11 @@ def test_the_lexical_index_maps_each_definition_name_to_its_chunks(workspace: Wo
 
 def _view() -> SemanticView:
     """Vectors made so that the binary shortlist misses the best row: its signs disagree with the query's on
-    half the dimensions, while DEFAULT_CANDIDATES + 50 faint rows agree on every sign."""
+    half the dimensions, while VECTOR_CANDIDATES + 50 faint rows agree on every sign."""
     dims = 64
     query = np.ones(dims, dtype=np.float32) / 8
     best = np.concatenate([np.full(dims // 2, 1.0), np.full(dims // 2, -0.01)]).astype(np.float32)
-    faint = np.full((DEFAULT_CANDIDATES + 50, dims), 0.01, dtype=np.float32)
+    faint = np.full((VECTOR_CANDIDATES + 50, dims), 0.01, dtype=np.float32)
     chunks = [Chunk("text/lexer.py", Span(0, 0, 1, 0), "definition", "Tokenizer", "best", "best")]
     chunks += [Chunk("text/pipeline.py", Span(n, 0, n, 0), "gap", None, "faint", f"faint{n}")
                for n in range(len(faint))]
