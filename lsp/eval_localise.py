@@ -29,11 +29,11 @@ import bm25s
 import numpy as np
 
 from fourfold.engine import SearchRequest, Settings, Workspace, parse_settings
-from fourfold.engine.evaluation import percentile
 from fourfold.engine.languages import DOC_LANGUAGES, detect_language
 from fourfold.engine.search import MAX_QUERY_LENGTH
 from fourfold.engine.snapshot import Snapshot
 from fourfold.engine.tokens import code_tokens, token_bag
+from fourfold.lsp.evaluation import percentile
 
 __all__ = [
     "Answer",
