@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import os
 import sys
 import time
@@ -24,6 +23,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from fourfold.engine.profiles import INTENTS, MODALITIES, PRESETS
 from fourfold.engine.settings import BACKENDS
+from fourfold.lsp import logs
 
 if TYPE_CHECKING:
     from fourfold.engine import Settings, Workspace
@@ -505,8 +505,7 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     args = build_parser(arguments).parse_args(arguments)
-    logging.basicConfig(level=logging.WARNING - 10 * min(args.verbose, 2), stream=sys.stderr,
-                        format="%(levelname)s %(name)s: %(message)s")
+    logs.configure(args.verbose)
     try:
         return int(args.run(args))
     except KeyboardInterrupt:
