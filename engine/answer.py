@@ -30,10 +30,13 @@ if TYPE_CHECKING:
 
 # Field metadata. `WIRE`: the field's name in JSON when it differs from the attribute's (a span is a
 # "range" there, as in LSP). `OPTIONAL`: left out of the JSON when None or empty (declared `name?:`
-# in TypeScript). `INTERNAL`: never serialised (the snapshot a result was read from).
+# in TypeScript). `INTERNAL`: never serialised (the snapshot a result was read from). `KEYS`: what
+# a mapping's keys are, for the TypeScript mirror (modality ids: "Modality").
 WIRE = "wire"
 OPTIONAL = "optional"
 INTERNAL = "internal"
+KEYS = "keys"
+MODALITY_KEYS = {KEYS: "Modality"}
 # A match line longer than this is cut: a minified line would otherwise fill the answer.
 MATCH_LINE_CHARS = 240
 # Rounding of the explanation's numbers on the wire (enough to check score == Σ contributions × prior).
@@ -125,8 +128,8 @@ class Result:
     language: str | None
     snippet: str
     score: float
-    contributions: dict[str, float]
-    ranks: dict[str, int]
+    contributions: dict[str, float] = field(metadata=MODALITY_KEYS)
+    ranks: dict[str, int] = field(metadata=MODALITY_KEYS)
     boost: float
     # Whether the result is the definition of a name the question states.
     defines: bool
@@ -138,7 +141,7 @@ class Result:
     match_lines: tuple[str, ...]
     # A guess, not an answer: the question's target is not in the workspace (engine/absence.py).
     approximate: bool
-    # How the result depends on the question's target (impact, callers): the chain of names, target first.
+    # How the result depends on the question's target (impact): the chain of names from it to the target.
     via: tuple[str, ...]
     # The snapshot the result was read from: its positions are converted on that text.
     source: Snapshot = field(repr=False, compare=False, metadata={INTERNAL: True})
@@ -161,7 +164,7 @@ class Answer:
     fusion_strategy: str
     preset: str
     k: int
-    modalities: dict[str, ModalityReport]
+    modalities: dict[str, ModalityReport] = field(metadata=MODALITY_KEYS)
     results: tuple[Result, ...]
     timings_ms: dict[str, float]
     notes: tuple[str, ...]

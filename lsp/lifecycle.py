@@ -11,22 +11,19 @@ import asyncio
 import logging
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
 from .arguments import one_object
 from .folders import merged_status
-
-if TYPE_CHECKING:
-    from .server import FourfoldServer
+from .server import CONFIG_SECTION, FourfoldServer
 
 log = logging.getLogger(__name__)
 
 STATUS_COMMAND = "fourfold.indexStatus"
 REINDEX_COMMAND = "fourfold.reindex"
-CONFIG_SECTION = "fourfold"
 WATCHER_ID = "fourfold-watched-files"
 
 

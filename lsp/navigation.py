@@ -8,7 +8,6 @@ on it: the columns in and out are read from one text, even while edits land.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
@@ -16,9 +15,7 @@ from fourfold.engine import Snapshot, Symbol, Workspace
 
 from . import convert
 from .positions import LineSource, from_client
-
-if TYPE_CHECKING:
-    from .server import FourfoldServer
+from .server import FourfoldServer
 
 IncomingCalls = list[types.CallHierarchyIncomingCall]
 OutgoingCalls = list[types.CallHierarchyOutgoingCall]

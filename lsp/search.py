@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams, JsonRpcInvalidRequest
@@ -19,9 +19,7 @@ from fourfold.engine import Answer, QueryError, SearchRequest, Workspace, merge_
 from . import convert
 from .arguments import one_object, search_request
 from .folders import Folder
-
-if TYPE_CHECKING:
-    from .server import FourfoldServer
+from .server import FourfoldServer
 
 T = TypeVar("T")
 

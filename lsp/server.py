@@ -33,7 +33,7 @@ from pygls.uris import to_fs_path
 
 from fourfold.engine import Settings, Workspace, WorkspaceError, parse_settings
 
-from . import lifecycle, logs, navigation, search, sync
+from . import logs
 from .folders import Change, Folder, Updates, apply_change, folder_of
 from .framing import FrameReader, FramingError
 from .progress import Progress
@@ -46,6 +46,8 @@ T = TypeVar("T")
 NAME = "fourfold"
 # Sent whenever a folder's index changes state, so clients (and tests) can wait instead of polling.
 STATUS_NOTIFICATION = "fourfold/indexStatus"
+# The settings section of initializationOptions and workspace/configuration.
+CONFIG_SECTION = "fourfold"
 
 
 def _version() -> str:
@@ -156,13 +158,13 @@ class FourfoldServer(LanguageServer):
     # --- settings -------------------------------------------------------------------------
     async def load_settings(self, pushed: Any = None) -> bool:
         """Settings from initializationOptions, then the `fourfold` section; True when they changed."""
-        options = self.init_options.get(lifecycle.CONFIG_SECTION, self.init_options)
+        options = self.init_options.get(CONFIG_SECTION, self.init_options)
         settings, errors = parse_settings(options if isinstance(options, Mapping) else {})
         section = pushed
         if self.client_supports("workspace", "configuration"):
             try:
                 answer = await self.workspace_configuration_async(types.ConfigurationParams(
-                    items=[types.ConfigurationItem(section=lifecycle.CONFIG_SECTION)]))
+                    items=[types.ConfigurationItem(section=CONFIG_SECTION)]))
                 section = answer[0] if answer else None
             except Exception as error:  # a client that fails the request still gets a server
                 log.warning("workspace/configuration failed: %s", error)
@@ -301,6 +303,10 @@ def _embedding_stage(workspace: Workspace) -> Callable[[], str]:
 
 def build_server() -> FourfoldServer:
     """A server with every feature's handlers registered (a fresh one per process or test)."""
+    # The features import this module for the server's type (pygls reads handlers' annotations at
+    # runtime), so they are imported here, once it is loaded.
+    from . import lifecycle, navigation, search, sync
+
     server = FourfoldServer()
     for feature in (lifecycle, sync, search, navigation):
         feature.register(server)

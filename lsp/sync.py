@@ -8,14 +8,11 @@ on screen.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
 from .folders import Change
-
-if TYPE_CHECKING:
-    from .server import FourfoldServer
+from .server import FourfoldServer
 
 log = logging.getLogger(__name__)
 
