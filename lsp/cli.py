@@ -313,6 +313,8 @@ def _print_result(result: dict[str, Any], out: TextIO, waited_s: float | None = 
             line = row["range"]["start"]["line"] + 1
             symbol = f"  {row['symbol']}" if row["symbol"] else ""
             out.write(f"{position:>3}. {path}:{line}{symbol}{_flags(row)}\n")
+            if row.get("via"):  # how an impact result depends on the target: the chain the graph followed
+                out.write(f"     via {' → '.join(row['via'])}\n")
             bars = "  ".join(f"{MODALITY_LETTERS[m]} {_bar(row['contributions'].get(m, 0.0), top)}" for m in ran)
             out.write(f"     {bars}\n")
             code = files.line(path, line - 1) or next((text for text in row["snippet"].split("\n") if text.strip()), "")
