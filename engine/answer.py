@@ -169,35 +169,41 @@ class Answer:
     timings_ms: dict[str, float]
     notes: tuple[str, ...]
     seed: SeedInfo | None
+    index: IndexState
+    # True while the index is still being built: the list may grow.
+    partial: bool
     # The parts a long text was split into, each with its own hits; left out when the query was one question.
     decomposition: tuple[DecompositionPart, ...] = field(default=(), metadata=optional())
-    index: IndexState = IndexState(ready=True, state="ready", files=0)
-    # True while the index is still being built: the list may grow.
-    partial: bool = False
 
     def to_dict(self, columns: Columns | None = None) -> dict[str, Any]:
         """The protocol's JSON object; `columns` converts every range's columns for the client."""
-        value = _encode(self, columns, None, None)
-        assert isinstance(value, dict)
-        return value
+        return _record(self, columns, None, None)
+
+
+def _record(value: Any, columns: Columns | None, source: Snapshot | None, path: str | None) -> dict[str, Any]:
+    """JSON of a record, field by field (WIRE names, OPTIONAL left out when empty, INTERNAL never).
+
+    A record's `source` snapshot and `path` are what its ranges are converted on."""
+    own_source = getattr(value, "source", None)
+    own_path = getattr(value, "path", None)
+    source = own_source if isinstance(own_source, Snapshot) else source
+    path = own_path if isinstance(own_path, str) else path
+    out: dict[str, Any] = {}
+    for item in dataclasses.fields(value):
+        if item.metadata.get(INTERNAL):
+            continue
+        data = getattr(value, item.name)
+        if item.metadata.get(OPTIONAL) and (data is None or data == () or data == []):
+            continue
+        out[item.metadata.get(WIRE, item.name)] = _encode(data, columns, source, path)
+    return out
 
 
 def _encode(value: Any, columns: Columns | None, source: Snapshot | None, path: str | None) -> Any:
-    """JSON of a record, field by field (WIRE names, OPTIONAL left out when empty, INTERNAL never)."""
     if isinstance(value, Span):
         return _range(value, columns, source, path)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        source = getattr(value, "source", source) if isinstance(getattr(value, "source", None), Snapshot) else source
-        path = getattr(value, "path", path) if isinstance(getattr(value, "path", None), str) else path
-        out: dict[str, Any] = {}
-        for item in dataclasses.fields(value):
-            if item.metadata.get(INTERNAL):
-                continue
-            data = getattr(value, item.name)
-            if item.metadata.get(OPTIONAL) and (data is None or data == () or data == []):
-                continue
-            out[item.metadata.get(WIRE, item.name)] = _encode(data, columns, source, path)
-        return out
+        return _record(value, columns, source, path)
     if isinstance(value, Mapping):
         return {key: _encode(item, columns, source, path) for key, item in value.items()}
     if isinstance(value, tuple | list):
@@ -237,9 +243,9 @@ def answer_of(response: SearchResponse, snapshot: Snapshot, index: IndexState, p
         timings_ms=dict(response.timings_ms),
         notes=(*response.notes, *notes),
         seed=None if seed is None else seed_info(seed, snapshot),
-        decomposition=tuple(response.decomposition),
         index=index,
         partial=partial,
+        decomposition=tuple(response.decomposition),
     )
 
 
@@ -345,10 +351,6 @@ def merged_index(states: Sequence[IndexState]) -> IndexState:
 
 
 # --- the shape, for the TypeScript mirror -----------------------------------------------------------
-# The records of the answer, each serialised as one TypeScript interface (fourfold.lsp.typescript).
-RECORDS: tuple[type, ...] = (Answer, Result, ModalityReport, SeedInfo, DecompositionPart, IndexState)
-
-
 def wire_fields(record: type) -> list[tuple[str, Any, bool]]:
     """(JSON name, type, optional) of each field a record puts on the wire, in order."""
     hints = typing.get_type_hints(record)

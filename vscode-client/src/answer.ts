@@ -33,11 +33,11 @@ export interface SearchAnswer {
   timings_ms: Record<string, number>;
   notes: string[];
   seed: Seed | null;
-  /** The parts a long text was split into, each with its own hits; left out when the query was one question. */
-  decomposition?: DecompositionPart[];
   index: IndexState;
   /** True while the index is still being built: the list may grow. */
   partial: boolean;
+  /** The parts a long text was split into, each with its own hits; left out when the query was one question. */
+  decomposition?: DecompositionPart[];
 }
 
 /** One file's best chunk in the answer, with everything that explains its place in the list. */
