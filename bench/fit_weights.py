@@ -18,7 +18,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from fourfold.engine import parse_settings
-from fourfold.engine.evaluation import (
+from fourfold.engine.profiles import SEMANTIC, STRUCTURAL, TEXT, UNDERSTAND_CODE, WEIGHTS
+from fourfold.engine.ranking import Ranking
+from fourfold.engine.search import SearchRequest
+from fourfold.engine.settings import Settings
+from fourfold.engine.workspace import Workspace
+from fourfold.lsp.evaluation import (
     Corpus,
     EvalQuery,
     Ranked,
@@ -27,11 +32,6 @@ from fourfold.engine.evaluation import (
     semble_ndcg,
     semble_roots,
 )
-from fourfold.engine.profiles import SEMANTIC, STRUCTURAL, TEXT, UNDERSTAND_CODE, WEIGHTS
-from fourfold.engine.ranking import Ranking
-from fourfold.engine.search import SearchRequest
-from fourfold.engine.settings import Settings
-from fourfold.engine.workspace import Workspace
 
 HERE = Path(__file__).resolve().parent
 # The grid for the understand_code row (graph keeps its 0.1; it runs only in `thorough`).

@@ -22,10 +22,10 @@ import time
 from pathlib import Path
 
 from fourfold.engine import Settings, Workspace
-from fourfold.engine.evaluation import percentile
 from fourfold.engine.retrievers import literal_hits
 from fourfold.engine.textsearch import parse_text_query
 from fourfold.engine.workspace import CENTRALITY_DELAY_S
+from fourfold.lsp.evaluation import percentile
 
 HERE = Path(__file__).resolve().parent
 LITERALS = ["ValidationError", "get_queryset", "DEFAULT_AUTO_FIELD", "select_related", "HttpResponseRedirect",

@@ -29,7 +29,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 
-from fourfold.engine.evaluation import percentile
+from fourfold.lsp.evaluation import percentile
 
 DEFINITION = re.compile(r"\b(?:def|class|func|function|fn|struct|interface)\s+([A-Za-z_][A-Za-z0-9_]{3,})")
 SOURCE_SUFFIXES = {".py", ".js", ".ts", ".go", ".rs", ".java", ".c", ".cpp", ".cs", ".rb", ".php"}

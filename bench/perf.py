@@ -34,9 +34,9 @@ from pathlib import Path
 from typing import Any
 
 from fourfold.engine import SearchRequest, Settings, Workspace
-from fourfold.engine.evaluation import EvalQuery, baseline_target, load_queries, percentile
 from fourfold.engine.graph import CodeGraph
 from fourfold.engine.lexical import LexicalIndex
+from fourfold.lsp.evaluation import EvalQuery, baseline_target, load_queries, percentile
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_CORPUS = HERE / "corpora" / "django-5.1.4"

@@ -9,7 +9,7 @@ README "Routing table" shows. Two kinds of input:
   symbol table in hand, for each query of the first fused system in it.
 
 Accuracy is against the set's gold intents (ours label every query; semble's categories map to the
-intent a person asking that kind of question means, engine/evaluation.py SEMBLE_INTENTS). Run:
+intent a person asking that kind of question means, lsp/evaluation.py SEMBLE_INTENTS). Run:
 
     python bench/routing_table.py bench/queries/*.jsonl /work/shared/bench/semble-more/queries.jsonl
 """
@@ -22,8 +22,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from fourfold.engine.evaluation import load_queries
 from fourfold.engine.intent import RULES, classify
+from fourfold.lsp.evaluation import load_queries
 
 
 @dataclass(frozen=True)

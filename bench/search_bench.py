@@ -17,7 +17,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from fourfold.engine import SearchRequest, Settings, Workspace, classify
-from fourfold.engine.evaluation import percentile
+from fourfold.lsp.evaluation import percentile
 
 HERE = Path(__file__).resolve().parent
 QUERIES = {

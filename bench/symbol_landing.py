@@ -19,12 +19,11 @@ import random
 import tempfile
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
-from fourfold.engine import SearchRequest, Settings, Workspace
+from fourfold.engine import Result, SearchRequest, Settings, Workspace
 from fourfold.engine.records import Symbol
 from fourfold.lsp import convert
-from fourfold.lsp.server import WORKSPACE_SYMBOL_LIMIT
+from fourfold.lsp.search import WORKSPACE_SYMBOL_LIMIT
 
 HERE = Path(__file__).resolve().parent
 KINDS = frozenset({"class", "function", "method"})
@@ -41,9 +40,8 @@ def lands(line: int, path: str, symbol: Symbol) -> bool:
     return path == symbol.path and symbol.span.start_line <= line <= symbol.name_span.start_line
 
 
-def old_rule(row: dict[str, Any]) -> int:
-    matches = row.get("matches") or []
-    return int((matches[0] if matches else row["range"])["start"]["line"])
+def old_rule(result: Result) -> int:
+    return (result.matches[0] if result.matches else result.span).start_line
 
 
 def main() -> None:
@@ -63,13 +61,13 @@ def main() -> None:
         new_hits = old_hits = top_file = 0
         misses: list[str] = []
         for symbol in names:
-            answer = workspace.search_dict(SearchRequest(query=symbol.name, limit=WORKSPACE_SYMBOL_LIMIT))
-            rows = convert.result_rows(workspace, answer["results"], "utf-32")
+            answer = workspace.search_answer(SearchRequest(query=symbol.name, limit=WORKSPACE_SYMBOL_LIMIT))
+            rows = answer.results
             if not rows:
                 misses.append(f"{symbol.name}: no result")
                 continue
-            entry = convert.workspace_symbol(rows[0])
-            path = rows[0]["path"]
+            entry = convert.workspace_symbol(rows[0], convert.ClientColumns("utf-32"))
+            path = rows[0].path
             top_file += path == symbol.path
             line = entry.location.range.start.line  # type: ignore[union-attr]
             new_hits += lands(line, path, symbol)

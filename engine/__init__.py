@@ -13,16 +13,20 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from .answer import Answer, Columns, DecompositionPart, IndexState, ModalityReport, Result, SeedInfo, merge_answers
     from .discovery import UnreadableFile
     from .intent import Classification, classify
     from .records import Chunk, FileRecord, Hit, ParsedFile, Reference, Span, Symbol
     from .search import SearchError, SearchRequest, SearchResponse
     from .settings import Settings, parse_settings
+    from .snapshot import Snapshot
     from .textsearch import QueryError
     from .workspace import RefreshStats, Workspace, WorkspaceError
 
 # Public name -> the module that defines it.
 _HOMES = {
+    **dict.fromkeys(("Answer", "Columns", "DecompositionPart", "IndexState", "ModalityReport", "Result", "SeedInfo",
+                     "merge_answers"), "answer"),
     "UnreadableFile": "discovery",
     "Classification": "intent",
     "classify": "intent",
@@ -30,6 +34,7 @@ _HOMES = {
     **dict.fromkeys(("SearchError", "SearchRequest", "SearchResponse"), "search"),
     "Settings": "settings",
     "parse_settings": "settings",
+    "Snapshot": "snapshot",
     "QueryError": "textsearch",
     **dict.fromkeys(("RefreshStats", "Workspace", "WorkspaceError"), "workspace"),
 }
@@ -45,23 +50,32 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "Answer",
     "Chunk",
     "Classification",
+    "Columns",
+    "DecompositionPart",
     "FileRecord",
     "Hit",
+    "IndexState",
+    "ModalityReport",
     "ParsedFile",
     "QueryError",
     "Reference",
     "RefreshStats",
+    "Result",
     "SearchError",
     "SearchRequest",
     "SearchResponse",
+    "SeedInfo",
     "Settings",
+    "Snapshot",
     "Span",
     "Symbol",
     "UnreadableFile",
     "Workspace",
     "WorkspaceError",
     "classify",
+    "merge_answers",
     "parse_settings",
 ]

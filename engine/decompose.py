@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 
 import pathspec
 
+from .answer import DecompositionPart
 from .fusion import FusedResult
 from .languages import DOC_LANGUAGES, detect_language
 from .profiles import DEFINITION_KINDS, EXACT_MATCH, FIND_DEFINITION, MODALITIES, PRESETS, UNDERSTAND_CODE
@@ -194,10 +195,10 @@ class PartResult:
     ms: float = 0.0
     response: SearchResponse | None = None
 
-    def as_dict(self) -> dict[str, object]:
-        return {"query": self.part.query, "source": self.part.source, "intent": self.part.intent,
-                "weight": self.part.weight, "hits": len(self.results), "strategy": self.strategy,
-                "top": [result.path for result in self.results[:3]]}
+    def as_part(self) -> DecompositionPart:
+        """The part as the answer's `decomposition` lists it."""
+        return DecompositionPart(self.part.query, self.part.source, self.part.intent, self.part.weight,
+                                 len(self.results), self.strategy, tuple(result.path for result in self.results[:3]))
 
 
 @dataclass(frozen=True)
@@ -637,7 +638,7 @@ def respond(
         query=request.query, intent=UNDERSTAND_CODE, confidence=1.0, rule="decomposed", target=None,
         fusion_strategy=DECOMPOSED, preset=preset, k=FILE_K, modalities=reports, results=answer.results,
         timings_ms={"total": _ms(started)}, notes=list(dict.fromkeys(notes)),
-        decomposition=[item.as_dict() for item in answer.parts],
+        decomposition=[item.as_part() for item in answer.parts],
     )
 
 

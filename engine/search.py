@@ -1,8 +1,9 @@
 """One query interface in front of four retrievers: classify, route, run, fuse, explain.
 
-The request and response here are the contract of DESIGN §7 (`fourfold.search` and
-`fourfold search --json`). Retrievers of one query run concurrently, each within a time budget;
-one that fails or runs late is left out of fusion and reported, and the query still answers.
+The request here is the contract of DESIGN §7 (`fourfold.search` and `fourfold search --json`); the
+response becomes the protocol's answer in engine/answer.py. Retrievers of one query run
+concurrently, each within a time budget; one that fails or runs late is left out of fusion and
+reported, and the query still answers.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 import pathspec
 
 from .absence import absence_note
+from .answer import DecompositionPart, ModalityReport
 from .decompose import respond, should_decompose
 from .fusion import FusedResult, fuse
 from .intent import RULES, Classification, classify, is_identifier, pin
@@ -33,7 +35,7 @@ from .profiles import (
     UNDERSTAND_CODE,
 )
 from .ranking import Ranking, defining_paths, fusion_features, generic_names, is_test_path, query_path_prior
-from .records import Hit, Seed, Span
+from .records import Hit, Seed
 from .retrievers import Retriever
 from .routing import Route, plan_route, rescue_route
 from .similar import named_seed, seed_at, without_seed
@@ -49,8 +51,6 @@ FALLBACK = RULES[-1]
 # is refused with a message, never cut silently.
 MAX_QUERY_LENGTH = 32_000
 MAX_LIMIT = 500
-# A match line longer than this is cut: a minified line would otherwise fill the answer.
-MATCH_LINE_CHARS = 240
 
 
 class SearchError(ValueError):
@@ -136,19 +136,12 @@ def _choices(value: Any, allowed: Sequence[str], name: str) -> tuple[str, ...] |
 
 
 @dataclass(frozen=True)
-class ModalityReport:
-    """How one modality took part in a query: its weight, whether it ran, its hit count and time."""
-
-    weight: float
-    ran: bool
-    hits: int = 0
-    ms: float = 0.0
-    error: str | None = None
-
-
-@dataclass(frozen=True)
 class SearchResponse:
-    """The result object of DESIGN §7; `to_dict` is exactly what the protocol and `--json` carry."""
+    """What the searcher found, with the fused results' full explanation (engine/fusion.py).
+
+    The protocol's answer is built from it and the snapshot it read by `answer.answer_of`, and
+    written by `Answer.to_dict` alone.
+    """
 
     query: str
     intent: str
@@ -164,79 +157,7 @@ class SearchResponse:
     notes: list[str] = field(default_factory=list)
     seed: Seed | None = None
     # The parts a long text was split into (engine/decompose.py), each with its own hits; else empty.
-    decomposition: list[dict[str, Any]] = field(default_factory=list)
-
-    def to_dict(self, snapshot: Snapshot | None = None, folder: str | None = None) -> dict[str, Any]:
-        return {
-            "query": self.query,
-            "intent": self.intent,
-            "confidence": self.confidence,
-            "rule": self.rule,
-            "target": self.target,
-            "fusion_strategy": self.fusion_strategy,
-            "preset": self.preset,
-            "k": self.k,
-            "modalities": {
-                name: {key: value for key, value in vars(report).items() if key != "error" or value}
-                for name, report in self.modalities.items()
-            },
-            "results": [result_dict(result, snapshot, folder) for result in self.results],
-            "timings_ms": self.timings_ms,
-            "notes": self.notes,
-            "seed": seed_dict(self.seed) if self.seed is not None else None,
-            **({"decomposition": self.decomposition} if self.decomposition else {}),
-        }
-
-
-def seed_dict(seed: Seed) -> dict[str, Any]:
-    """The seed a find_similar answer is about, as the response's `seed` field."""
-    return {"path": seed.path, "range": range_dict(seed.span), "symbol": seed.symbol, "kind": seed.kind,
-            "how": seed.how}
-
-
-def range_dict(span: Span) -> dict[str, dict[str, int]]:
-    return {
-        "start": {"line": span.start_line, "character": span.start_col},
-        "end": {"line": span.end_line, "character": span.end_col},
-    }
-
-
-def result_dict(result: FusedResult, snapshot: Snapshot | None, folder: str | None) -> dict[str, Any]:
-    symbol = snapshot.symbol(result.path, result.symbol) if snapshot is not None else None
-    container = symbol.container if symbol is not None else None
-    row: dict[str, Any] = {
-        "path": result.path,
-        "range": range_dict(result.span),
-        "symbol": result.symbol,
-        "kind": result.kind,
-        "container": container,
-        "language": result.language,
-        # a graph hit (a call or use site) has no snippet of its own: its code line is one
-        "snippet": result.snippet or (snapshot.line(result.path, result.span.start_line).strip()[:MATCH_LINE_CHARS]
-                                      if snapshot is not None else ""),
-        "score": round(result.score, 6),
-        "contributions": {m: round(v, 6) for m, v in result.contributions.items()},
-        "ranks": dict(result.ranks),
-        "boost": round(result.boost, 4),
-        "defines": result.defines,
-        "prior": round(result.prior, 4),
-        "coherence": round(result.coherence, 6),
-        "demoted": result.demoted,
-        "matches": [range_dict(span) for span in result.matches],
-        "approximate": result.approximate,
-        "via": list(result.via),
-    }
-    if result.resolved is not None:
-        row["resolved"] = result.resolved
-    if snapshot is not None:
-        row["uri"] = (snapshot.root / result.path).as_uri()
-        # The code line of each of `matches` (same order), so clients show every call site without
-        # reading the file (issue 14: "every call site is visible").
-        row["match_lines"] = [snapshot.line(result.path, span.start_line).strip()[:MATCH_LINE_CHARS]
-                              for span in result.matches]
-    if folder is not None:
-        row["folder"] = folder
-    return row
+    decomposition: list[DecompositionPart] = field(default_factory=list)
 
 
 class Searcher:

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from . import navigation
+from .answer import Answer, IndexState, answer_of
 from .discovery import UnreadableFile, Walker, read_file
 from .embedder import Embedder
 from .graph import CodeGraph, paused_gc
@@ -586,23 +587,29 @@ class Workspace:
         snapshot = self._snapshot
         return self._searcher.search(snapshot, request, self._prepare(snapshot, request))
 
-    def search_dict(self, request: SearchRequest) -> dict[str, Any]:
-        """The `fourfold.search` result object (DESIGN §7), with the index state it was answered from."""
-        snapshot = self._snapshot
-        result = self._searcher.search(snapshot, request, self._prepare(snapshot, request)).to_dict(snapshot)
-        result["index"] = {"ready": self.ready, "state": self.state, "files": len(snapshot.files)}
-        result["partial"] = not self.ready
-        result["notes"] = [*result.get("notes", []), *self._behind_notes(result, request)]
-        return result
+    def search_answer(self, request: SearchRequest, folder: str | None = None) -> Answer:
+        """The `fourfold.search` answer (DESIGN §7), with the index state it was answered from.
 
-    def _behind_notes(self, result: dict[str, Any], request: SearchRequest) -> list[str]:
+        The answer keeps the snapshot it read, so a client converts its positions on that text;
+        `folder` names this root in the answer's results (the client's URI for it, else the root's).
+        """
+        snapshot = self._snapshot
+        response = self._searcher.search(snapshot, request, self._prepare(snapshot, request))
+        index = IndexState(ready=self.ready, state=self.state, files=len(snapshot.files))
+        return answer_of(response, snapshot, index, partial=not self.ready,
+                         notes=self._behind_notes(response, request), folder=folder)
+
+    def search_dict(self, request: SearchRequest) -> dict[str, Any]:
+        """`search_answer` as the protocol's JSON (engine columns: code points)."""
+        return self.search_answer(request).to_dict()
+
+    def _behind_notes(self, response: SearchResponse, request: SearchRequest) -> list[str]:
         """What a search answered before a modality it used caught up with the latest edits should say.
 
         Semantic counts as used also when the preset has it but it was left out for want of vectors.
         """
-        modalities: dict[str, Any] = result.get("modalities", {})
-        used = {name for name, report in modalities.items() if report.get("ran")}
-        preset = PRESETS.get(str(result.get("preset")))
+        used = {name for name, report in response.modalities.items() if report.ran}
+        preset = PRESETS.get(response.preset)
         wanted = preset is not None and request.modes is None and "semantic" in preset.modalities
         if wanted and not self._embedder.available():
             used.add("semantic")
@@ -692,24 +699,26 @@ class Workspace:
         return status
 
     # --- navigation ----------------------------------------------------------------------
-    def symbol_at(self, path: str, line: int, col: int) -> Symbol | None:
+    # Each takes the snapshot to answer from (the latest by default): a client that converts the
+    # positions it gets back passes the one it converts on, so both read the same text.
+    def symbol_at(self, path: str, line: int, col: int, snapshot: Snapshot | None = None) -> Symbol | None:
         """The definition whose name is at this position, else the innermost definition around it."""
-        return navigation.symbol_at(self._snapshot, path, line, col)
+        return navigation.symbol_at(snapshot or self._snapshot, path, line, col)
 
-    def definitions_at(self, path: str, line: int, col: int) -> list[Hit]:
-        return navigation.definitions_at(self._snapshot, path, line, col)
+    def definitions_at(self, path: str, line: int, col: int, snapshot: Snapshot | None = None) -> list[Hit]:
+        return navigation.definitions_at(snapshot or self._snapshot, path, line, col)
 
-    def references_at(self, path: str, line: int, col: int) -> list[Hit]:
-        return navigation.references_at(self._snapshot, path, line, col)
+    def references_at(self, path: str, line: int, col: int, snapshot: Snapshot | None = None) -> list[Hit]:
+        return navigation.references_at(snapshot or self._snapshot, path, line, col)
 
-    def incoming_calls(self, symbol: Symbol) -> list[tuple[Symbol, list[Span]]]:
-        return navigation.incoming_calls(self._snapshot, symbol)
+    def incoming_calls(self, symbol: Symbol, snapshot: Snapshot | None = None) -> list[tuple[Symbol, list[Span]]]:
+        return navigation.incoming_calls(snapshot or self._snapshot, symbol)
 
-    def outgoing_calls(self, symbol: Symbol) -> list[tuple[Symbol, list[Span]]]:
-        return navigation.outgoing_calls(self._snapshot, symbol)
+    def outgoing_calls(self, symbol: Symbol, snapshot: Snapshot | None = None) -> list[tuple[Symbol, list[Span]]]:
+        return navigation.outgoing_calls(snapshot or self._snapshot, symbol)
 
-    def central_symbols(self, limit: int = 50) -> list[Symbol]:
-        return navigation.central_symbols(self._snapshot, limit)
+    def central_symbols(self, limit: int = 50, snapshot: Snapshot | None = None) -> list[Symbol]:
+        return navigation.central_symbols(snapshot or self._snapshot, limit)
 
     def close(self) -> None:
         self._closing.set()

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import os
 import sys
 import time
@@ -24,6 +23,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from fourfold.engine.profiles import INTENTS, MODALITIES, PRESETS
 from fourfold.engine.settings import BACKENDS
+from fourfold.lsp import logs
 
 if TYPE_CHECKING:
     from fourfold.engine import Settings, Workspace
@@ -313,6 +313,8 @@ def _print_result(result: dict[str, Any], out: TextIO, waited_s: float | None = 
             line = row["range"]["start"]["line"] + 1
             symbol = f"  {row['symbol']}" if row["symbol"] else ""
             out.write(f"{position:>3}. {path}:{line}{symbol}{_flags(row)}\n")
+            if row.get("via"):  # how an impact result depends on the target: the chain the graph followed
+                out.write(f"     via {' → '.join(row['via'])}\n")
             bars = "  ".join(f"{MODALITY_LETTERS[m]} {_bar(row['contributions'].get(m, 0.0), top)}" for m in ran)
             out.write(f"     {bars}\n")
             code = files.line(path, line - 1) or next((text for text in row["snippet"].split("\n") if text.strip()), "")
@@ -505,8 +507,7 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     args = build_parser(arguments).parse_args(arguments)
-    logging.basicConfig(level=logging.WARNING - 10 * min(args.verbose, 2), stream=sys.stderr,
-                        format="%(levelname)s %(name)s: %(message)s")
+    logs.configure(args.verbose)
     try:
         return int(args.run(args))
     except KeyboardInterrupt:

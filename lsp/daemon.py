@@ -31,7 +31,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import IO, Any
 
@@ -313,13 +313,10 @@ class Daemon:
         notes = index.sync(lambda done, total: update("indexing", done, total))  # a branch switch can take a while
         if op == "search":
             search = SearchRequest.from_mapping(request.get("args") or {})
-            result = workspace.search_dict(search)
-            result["notes"] = [*notes, *result.get("notes", [])]
-            if not result["results"]:
-                reason = why_empty(workspace, search)
-                if reason:
-                    result["notes"].append(reason)
-            return {"ok": True, "result": result}
+            answer = workspace.search_answer(search)
+            reason = why_empty(workspace, search) if not answer.results else None
+            answer = replace(answer, notes=(*notes, *answer.notes, *([reason] if reason else [])))
+            return {"ok": True, "result": answer.to_dict()}
         if op == "status":
             return {"ok": True, "result": workspace.status()}
         if op == "index":

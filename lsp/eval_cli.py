@@ -3,7 +3,7 @@
 The user reads one table where every figure of the fused engine stands next to the same figure of
 each single retriever, BM25, ripgrep and universal-ctags (with `--baseline`), per intent and overall;
 for the semble benchmark also NDCG@10 per repository. The arithmetic lives in
-`fourfold.engine.evaluation`; this module only wires the arguments and prints.
+`fourfold.lsp.evaluation`; this module only wires the arguments and prints.
 """
 
 from __future__ import annotations
@@ -15,7 +15,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from fourfold.engine import parse_settings
-from fourfold.engine.evaluation import (
+from fourfold.engine.settings import BACKENDS
+from fourfold.lsp.eval_localise import add_localise_arguments, cmd_localise, is_instances_file
+from fourfold.lsp.evaluation import (
     FUSED_PREFIX,
     Corpus,
     EvalOptions,
@@ -26,8 +28,6 @@ from fourfold.engine.evaluation import (
     run_eval,
     semble_roots,
 )
-from fourfold.engine.settings import BACKENDS
-from fourfold.lsp.eval_localise import add_localise_arguments, cmd_localise, is_instances_file
 
 PRESETS = ("quick", "default", "thorough")
 # Looked for beside a semble query file: it names each repo's benchmark_root.

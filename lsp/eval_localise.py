@@ -16,6 +16,7 @@ reported, so a figure that only the tuning half shows is visible as such.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 import time
@@ -28,12 +29,12 @@ from typing import Any, TextIO
 import bm25s
 import numpy as np
 
-from fourfold.engine import SearchRequest, Settings, Workspace, parse_settings
-from fourfold.engine.evaluation import percentile
+from fourfold.engine import DecompositionPart, SearchRequest, Settings, Workspace, parse_settings
 from fourfold.engine.languages import DOC_LANGUAGES, detect_language
 from fourfold.engine.search import MAX_QUERY_LENGTH
 from fourfold.engine.snapshot import Snapshot
 from fourfold.engine.tokens import code_tokens, token_bag
+from fourfold.lsp.evaluation import percentile
 
 __all__ = [
     "Answer",
@@ -122,7 +123,7 @@ class Answer:
     functions: tuple[tuple[str, str], ...] | None
     ms: float
     strategy: str | None = None
-    decomposition: tuple[dict[str, Any], ...] = ()
+    decomposition: tuple[DecompositionPart, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -263,7 +264,7 @@ class LocaliseReport:
                 "id": a.instance.id, "system": a.system, "gold": list(a.instance.gold_files),
                 "files": list(a.files[:CUTOFF]), "functions": [f"{p}::{q}" for p, q in (a.functions or ())[:CUTOFF]],
                 "hit@10": score(a).hits[CUTOFF], "strategy": a.strategy, "ms": round(a.ms, 1),
-                "decomposition": list(a.decomposition),
+                "decomposition": [dataclasses.asdict(part) for part in a.decomposition],
             } for a in self.answers],
         }
 

@@ -162,7 +162,9 @@ def _row_line(position: int, row: dict[str, Any]) -> str:
     # caller that only shares the name.
     flags = "".join(flag for flag, on in ((" demoted", row.get("demoted")), (" approximate", row.get("approximate")),
                                           (" name only", row.get("resolved") is False)) if on)
-    return f"{position}. {row['path']}:{line}{symbol}{kind}  — {snippet} [{why}{flags}]{extra}"
+    # Impact and callers: how the result depends on the target, so an agent can follow the chain.
+    via = f" via {' → '.join(row['via'])}" if row.get("via") else ""
+    return f"{position}. {row['path']}:{line}{symbol}{kind}  — {snippet} [{why}{flags}]{via}{extra}"
 
 
 def build_server(index: WarmIndex) -> MCPServer:

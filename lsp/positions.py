@@ -9,14 +9,11 @@ crossing the wire is converted here, at the edge.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 UTF8 = "utf-8"
 UTF16 = "utf-16"
 UTF32 = "utf-32"
 ENCODINGS = (UTF8, UTF16, UTF32)
-
-Range = dict[str, dict[str, int]]
 
 
 def _utf16_units(text: str) -> int:
@@ -93,29 +90,3 @@ class LineSource:
         if encoding == UTF32 or self._text(path).isascii():
             return max(column, 0)
         return to_client(self.line(path, number), column, encoding)
-
-
-def convert_position(position: dict[str, int], path: str, lines: LineSource, encoding: str) -> dict[str, int]:
-    return {"line": position["line"],
-            "character": lines.to_client(path, position["line"], position["character"], encoding)}
-
-
-def convert_range(value: Range, path: str, lines: LineSource, encoding: str) -> Range:
-    """A code point range of the engine's JSON as a range in the client's encoding."""
-    start, end = value["start"], value["end"]
-    return {
-        "start": convert_position(start, path, lines, encoding),
-        "end": convert_position(end, path, lines, encoding),
-    }
-
-
-def convert_result(row: dict[str, Any], lines: LineSource, encoding: str) -> dict[str, Any]:
-    """One `fourfold.search` result row with `range` and `matches` in the client's encoding."""
-    if encoding == UTF32:
-        return row
-    path = row["path"]
-    return {
-        **row,
-        "range": convert_range(row["range"], path, lines, encoding),
-        "matches": [convert_range(match, path, lines, encoding) for match in row.get("matches", [])],
-    }

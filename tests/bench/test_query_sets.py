@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from fourfold.engine.evaluation import EvalQuery, load_queries
 from fourfold.engine.profiles import INTENTS
+from fourfold.lsp.evaluation import EvalQuery, load_queries
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 QUERIES = BENCH / "queries"

@@ -16,6 +16,8 @@ from conftest import CLIENTS, EMOJI_FILE, EMOJI_SOURCE, SERVER, FourfoldClient, 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
+from fourfold.lsp.typescript import problems
+
 pytestmark = [pytest.mark.e2e, pytest.mark.asyncio(loop_scope="module")]
 INVALID_PARAMS = -32602
 METHOD_NOT_FOUND = -32601
@@ -101,6 +103,10 @@ async def test_search_command_result_shape(client: FourfoldClient) -> None:
     assert top["uri"].endswith("/inventory/config.py")
     assert top["folder"] == client.root.as_uri()
     assert set(top["range"]) == {"start", "end"}
+    # the server's answer is the engine's contract, which vscode-client/src/answer.ts is generated from
+    assert problems(result) == []
+    impact = await client.search("what depends on load_settings")
+    assert problems(impact) == [] and any(row["via"] for row in impact["results"])
 
 
 async def test_search_command_filters_paths(client: FourfoldClient) -> None:

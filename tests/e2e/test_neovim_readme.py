@@ -45,6 +45,7 @@ end
 search('where is parseConfig defined', 'quickfix.txt')
 search('who calls tick', 'callers.txt')
 search('where is parseConfg defined', 'missing.txt')
+search('what depends on load_settings', 'impact.txt')
 end)
 if not ok then io.stderr:write(tostring(err) .. '\\n'); vim.cmd('cquit 1') end
 vim.cmd('qa!')
@@ -82,9 +83,10 @@ def test_readme_setup_fills_the_quickfix_list(tmp_path: Path) -> None:
     # issue 14: every call site is an entry with its code line, grouped by file
     _, *callers = (root / "callers.txt").read_text(encoding="utf-8").splitlines()
     assert [line for line in callers if line.startswith("busy.py:")] == [
-        "busy.py:5:run  value_0 = tick(0)", *(f"busy.py:{n + 5}:value_{n} = tick({n})" for n in range(1, 12))]
+        "busy.py:5:run  value_0 = tick(0)  (via run → tick)",
+        *(f"busy.py:{n + 5}:value_{n} = tick({n})" for n in range(1, 12))]
     assert [line for line in callers if line.startswith("calm.py:")] == [
-        "calm.py:5:other  clock.tick(0)", "calm.py:6:clock.tick(1)", "calm.py:7:clock.tick(2)"]
+        "calm.py:5:other  clock.tick(0)  (via other → tick)", "calm.py:6:clock.tick(1)", "calm.py:7:clock.tick(2)"]
     files = [line.split(":")[0] for line in callers]
     assert files == sorted(files, key=files.index)  # each file's entries together
     # honest not-found: the note heads the title, every guess is marked
@@ -92,3 +94,7 @@ def test_readme_setup_fills_the_quickfix_list(tmp_path: Path) -> None:
     assert title.startswith("no definition of parseConfg; similar names: parseConfig"), title
     assert title.endswith("fourfold: where is parseConfg defined")
     assert guesses and all("[approximate]" in line.split(":", 2)[2].split("  ")[0] for line in guesses), guesses
+    # the impact path reaches the quickfix text
+    _, *impact = (root / "impact.txt").read_text(encoding="utf-8").splitlines()
+    assert impact[0].startswith("inventory/service.py:14:InventoryService.__init__"), impact
+    assert impact[0].endswith("(via InventoryService.__init__ → load_settings)"), impact

@@ -39,7 +39,7 @@ def test_a_missing_target_is_said_to_be_missing_and_results_are_guesses(workspac
                                                                        note: str) -> None:
     response = workspace.search(SearchRequest(query))
     assert any(n.startswith(note) for n in response.notes), response.notes
-    rows = response.to_dict()["results"]
+    rows = workspace.search_dict(SearchRequest(query))["results"]
     assert all(row["approximate"] is True for row in rows)
 
 

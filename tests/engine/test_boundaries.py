@@ -13,9 +13,10 @@ FORBIDDEN = ("pygls", "lsprotocol", "fourfold.lsp")
 
 def test_exported_names_change_only_on_purpose() -> None:
     assert sorted(fourfold.engine.__all__) == [
-        "Chunk", "Classification", "FileRecord", "Hit", "ParsedFile", "QueryError", "Reference", "RefreshStats",
-        "SearchError", "SearchRequest", "SearchResponse", "Settings", "Span", "Symbol", "UnreadableFile",
-        "Workspace", "WorkspaceError", "classify", "parse_settings",
+        "Answer", "Chunk", "Classification", "Columns", "DecompositionPart", "FileRecord", "Hit", "IndexState",
+        "ModalityReport", "ParsedFile", "QueryError", "Reference", "RefreshStats", "Result", "SearchError",
+        "SearchRequest", "SearchResponse", "SeedInfo", "Settings", "Snapshot", "Span", "Symbol", "UnreadableFile",
+        "Workspace", "WorkspaceError", "classify", "merge_answers", "parse_settings",
     ]
     assert all(hasattr(fourfold.engine, name) for name in fourfold.engine.__all__)
 

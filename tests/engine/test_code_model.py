@@ -9,13 +9,13 @@ from pathlib import Path
 
 import numpy as np
 
+from fourfold.engine.backends import make_backend
 from fourfold.engine.embedding import (
     CODE_MODEL_FOLDER,
     CodeBackend,
     CodeModel,
     code_bag,
     load_code_model,
-    make_backend,
 )
 from fourfold.engine.search import SearchRequest
 from fourfold.engine.settings import BACKENDS, Settings

@@ -333,9 +333,9 @@ def test_go_to_definition_from_a_use_above_lands_on_the_name(workspace: Workspac
 @pytest.mark.parametrize(("fixture", "name"), USED_BEFORE_DEFINED)
 def test_ctrl_t_lands_on_the_definition_not_on_the_use_above(workspace: Workspace, fixture: str, name: str) -> None:
     definition, _, _ = _definition_and_use(workspace, fixture, name)
-    answer = workspace.search_dict(SearchRequest(query=name, limit=50))
-    rows = convert.result_rows(workspace, answer["results"], "utf-16")
-    entry = convert.workspace_symbol(next(row for row in rows if row["path"] == fixture))
+    answer = workspace.search_answer(SearchRequest(query=name, limit=50))
+    result = next(result for result in answer.results if result.path == fixture)
+    entry = convert.workspace_symbol(result, convert.ClientColumns("utf-16"))
     start = entry.location.range.start  # type: ignore[union-attr]
     assert (start.line, start.character) == (definition.name_span.start_line, definition.name_span.start_col)
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from fourfold.engine.evaluation import load_queries
 from fourfold.engine.languages import detect_language
 from fourfold.engine.profiles import INTENTS
+from fourfold.lsp.evaluation import load_queries
 
 QUERIES = Path(__file__).resolve().parents[2] / "bench" / "queries" / "polyglot.jsonl"
 # Package folder -> the language its gold files are in (detected from the path alone where it can be).

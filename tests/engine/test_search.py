@@ -215,7 +215,7 @@ def topic_workspace(tmp_path: Path) -> Iterator[Workspace]:
 
 
 def _rows(workspace: Workspace, request: SearchRequest) -> dict[str, dict[str, Any]]:
-    response = workspace.search(request).to_dict()
+    response = workspace.search_dict(request)
     assert response["results"], f"no results for {request}"
     return {row["path"]: row for row in response["results"]}
 
@@ -230,7 +230,7 @@ def _assert_score_identity(row: dict[str, Any]) -> None:
 def test_understand_code_results_carry_prior_coherence_and_defines(topic_workspace: Workspace) -> None:
     response = topic_workspace.search(SearchRequest("how does retry work"))
     assert response.intent == "understand_code" and response.fusion_strategy == "rrf"
-    rows = {row["path"]: row for row in response.to_dict()["results"]}
+    rows = {row["path"]: row for row in topic_workspace.search_dict(SearchRequest("how does retry work"))["results"]}
     for row in rows.values():
         assert {"defines", "prior", "coherence"} <= row.keys()
         assert isinstance(row["defines"], bool)
@@ -354,7 +354,7 @@ def test_every_match_carries_its_code_line(tmp_path: Path) -> None:
                           background=False)
     try:
         workspace.refresh()
-        rows = workspace.search(SearchRequest("who calls tick")).to_dict(workspace.snapshot())["results"]
+        rows = workspace.search_dict(SearchRequest("who calls tick"))["results"]
     finally:
         workspace.close()
     busy = next(row for row in rows if row["path"] == "busy.py")

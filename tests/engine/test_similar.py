@@ -50,7 +50,7 @@ def test_a_named_seed_is_found_first_and_left_out_with_its_tests(workspace: Work
     assert "tests/test_filebased.py" not in paths
     assert all(r.symbol is None or not r.symbol.startswith("FileBasedCache") for r in response.results)
     assert any("similar to FileBasedCache" in note for note in response.notes)
-    seed = response.to_dict()["seed"]
+    seed = workspace.search_dict(SearchRequest("code similar to FileBasedCache"))["seed"]
     assert seed["path"] == "cache/filebased.py" and seed["how"] == "named"
 
 

@@ -140,6 +140,17 @@ def test_terminal_output(capsys: pytest.CaptureFixture[str], workspace: tuple[Pa
     assert "web/src/config.js:4  parseConfig" in "\n".join(out)
 
 
+def test_an_impact_result_shows_the_path_it_depends_on_the_target_by(capsys: pytest.CaptureFixture[str],
+                                                                     workspace: tuple[Path, Path]) -> None:
+    root, index = workspace
+    assert main(["search", "what depends on load_settings", "--root", str(root), "--index-dir", str(index),
+                 "--backend", "none", "--no-progress"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    row = next(i for i, line in enumerate(out) if line.strip().startswith("1. inventory/service.py:14"))
+    assert out[row + 1].strip() == "via InventoryService.__init__ → load_settings"
+    assert not any(line.strip().startswith("via ") for line in out[row + 2:])  # only results with a path
+
+
 @pytest.fixture(scope="module")
 def many_calls(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path]]:
     """A function with 15 call sites in two files: 12 in busy.py, 3 in calm.py."""

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from fourfold.engine.evaluation import ablations
 from fourfold.lsp.eval_cli import add_eval_parser
+from fourfold.lsp.evaluation import ablations
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 INTENTS = ("find_definition", "find_references", "understand_code", "find_similar", "impact_analysis", "exact_match")

@@ -6,16 +6,16 @@ import asyncio
 import contextlib
 import threading
 from pathlib import Path
-from typing import Any
 
 import pytest
 from lsprotocol import types
 
-from fourfold.engine import Workspace, parse_settings
-from fourfold.lsp.convert import merge_answers, merged_index
+from fourfold.engine import Answer, IndexState, ModalityReport, Result, Span, Workspace, merge_answers, parse_settings
+from fourfold.engine.answer import merged_index
 from fourfold.lsp.folders import Folder
 from fourfold.lsp.positions import UTF8, UTF16, UTF32, LineSource
-from fourfold.lsp.server import FourfoldServer, _to_completion, workspace_symbol
+from fourfold.lsp.search import to_completion, workspace_symbol
+from fourfold.lsp.server import FourfoldServer
 
 # A bound on waits that must end at once; a hang fails the test instead of the suite.
 WAIT_S = 10.0
@@ -63,12 +63,19 @@ def test_a_missing_file_converts_nothing() -> None:
     assert lines.line("gone.py", 4) == ""
 
 
-def answer(state: str, files: int, scores: list[float]) -> dict[str, Any]:
-    return {
-        "query": "q", "modalities": {"text": {"weight": 1.0, "ran": True, "hits": len(scores), "ms": 1.0}},
-        "results": [{"score": score} for score in scores], "timings_ms": {"total": 2.0},
-        "index": {"ready": state == "ready", "state": state, "files": files}, "partial": state != "ready",
-    }
+def answer(workspace: Workspace, state: str, files: int, scores: list[float]) -> Answer:
+    span = Span(0, 0, 0, 1)
+    results = tuple(Result(path="config.py", uri="file:///config.py", folder="file:///", span=span, selection=span,
+                           symbol=None, kind=None, container=None, language=None, snippet="", score=score,
+                           contributions={"text": score}, ranks={"text": 0}, boost=1.0, defines=False, prior=1.0,
+                           coherence=0.0, demoted=False, matches=(), match_lines=(), approximate=False, via=(),
+                           source=workspace.snapshot())
+                    for score in scores)
+    return Answer(query="q", intent="exact_match", confidence=0.9, rule="4:quoted", target=None,
+                  fusion_strategy="direct", preset="default", k=40,
+                  modalities={"text": ModalityReport(weight=1.0, ran=True, hits=len(scores), ms=1.0)},
+                  results=results, timings_ms={"total": 2.0}, notes=(), seed=None,
+                  index=IndexState(ready=state == "ready", state=state, files=files), partial=state != "ready")
 
 
 @pytest.mark.parametrize(("states", "merged"), [
@@ -76,12 +83,17 @@ def answer(state: str, files: int, scores: list[float]) -> dict[str, Any]:
     (("ready", "indexing"), "indexing"),
     (("error", "ready"), "error"),
 ])
-def test_merged_index_comes_from_the_answers(states: tuple[str, str], merged: str) -> None:
-    answers = [answer(states[0], 3, [0.2]), answer(states[1], 4, [0.9, 0.1])]
-    assert merged_index(answers) == {"ready": merged == "ready", "state": merged, "files": 7}
+def test_merged_index_comes_from_the_answers(server: FourfoldServer, states: tuple[str, str], merged: str) -> None:
+    workspace = server.folders[0].workspace
+    assert workspace is not None
+    answers = [answer(workspace, states[0], 3, [0.2]), answer(workspace, states[1], 4, [0.9, 0.1])]
+    assert merged_index([a.index for a in answers]) == IndexState(ready=merged == "ready", state=merged, files=7)
     combined = merge_answers(answers, 2)
-    assert [row["score"] for row in combined["results"]] == [0.9, 0.2]
-    assert combined["index"]["state"] == merged
+    assert [result.score for result in combined.results] == [0.9, 0.2]
+    assert combined.modalities["text"].hits == 3
+    assert combined.to_dict()["index"] == {"ready": merged == "ready", "state": merged, "files": 7}
+    assert combined.partial is (merged != "ready")
+    workspace.close()
 
 
 async def test_a_cancelled_search_holds_on_until_its_thread_ends() -> None:
@@ -93,7 +105,7 @@ async def test_a_cancelled_search_holds_on_until_its_thread_ends() -> None:
         finished.set()
         return 1
 
-    task = asyncio.ensure_future(_to_completion(asyncio.to_thread(work)))
+    task = asyncio.ensure_future(to_completion(asyncio.to_thread(work)))
     assert await asyncio.to_thread(started.wait, WAIT_S)
     task.cancel()
     await turns()

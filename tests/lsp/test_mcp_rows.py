@@ -28,3 +28,9 @@ def test_a_guess_is_marked_as_one(extra: dict[str, Any], flag: str) -> None:
 
 def test_a_sure_answer_carries_no_flag() -> None:
     assert _row_line(2, _row(resolved=True, approximate=False)).endswith("[structural #1]")
+
+
+def test_an_impact_row_names_the_path_to_the_target() -> None:
+    line = _row_line(3, _row(via=["Store.freeze", "freeze"], matches=[{"start": {"line": 12}}]))
+    assert line.endswith("[structural #1] via Store.freeze → freeze +1 more in file")
+    assert " via " not in _row_line(3, _row(via=[]))

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from fourfold.lsp.positions import (
@@ -11,7 +9,6 @@ from fourfold.lsp.positions import (
     UTF16,
     UTF32,
     LineSource,
-    convert_result,
     from_client,
     split_lines,
     to_client,
@@ -71,18 +68,3 @@ def test_line_source_reads_each_file_once() -> None:
     assert lines.line("a.py", 0) == "one"
     assert lines.line("a.py", 99) == ""
     assert reads == ["a.py"]
-
-
-def test_convert_result_converts_range_and_matches() -> None:
-    text = "x = 1\ns = '🚀'; retry()\n"
-    row: dict[str, Any] = {
-        "path": "m.py",
-        "range": {"start": {"line": 1, "character": 10}, "end": {"line": 1, "character": 15}},
-        "matches": [{"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}}],
-        "score": 0.5,
-    }
-    converted = convert_result(row, LineSource(lambda path: text), UTF16)
-    assert converted["range"] == {"start": {"line": 1, "character": 11}, "end": {"line": 1, "character": 16}}
-    assert converted["matches"] == row["matches"]
-    assert converted["score"] == 0.5
-    assert row["range"]["start"]["character"] == 10  # the engine's row is not modified

@@ -6,7 +6,7 @@
  * Pure, unit-tested; `panel.ts` hands the string to the webview.
  */
 import type { Range, SearchAnswer, SearchResult } from './protocol';
-import { badges, displayLine, emptyState, type FileGroup, flags, foldSites, groupByFile, header, type Site, siteCount } from './results';
+import { badges, displayLine, emptyState, type FileGroup, flags, foldSites, groupByFile, header, impactPath, type Site, siteCount } from './results';
 
 export interface PageAssets {
   nonce: string;
@@ -64,9 +64,13 @@ function renderResult(result: SearchResult, shown: Site[]): string {
     ? `<span class="symbol">${escapeHtml(symbol)}</span>${result.kind ? `<span class="kind">${escapeHtml(result.kind)}</span>` : ''}`
     : '';
   const snippet = result.snippet.split('\n').find((text) => text.trim()) ?? '';
+  const path = impactPath(result);
+  const pathHtml = path
+    ? `<div class="via" title="How this result depends on the target: the calls and imports the graph followed">${escapeHtml(path)}</div>`
+    : '';
   return `<div class="result"><div ${hitAttributes(result.uri, result.range, label)}>`
     + `<span class="line">Ln ${line}</span>${symbolHtml}${renderBadges(result)}`
-    + `<code class="snippet">${escapeHtml(snippet.trim())}</code></div>`
+    + `<code class="snippet">${escapeHtml(snippet.trim())}</code></div>${pathHtml}`
     + `${shown.length ? `<div role="group" class="sites">${shown.map((site) => renderSite(result, site)).join('')}</div>` : ''}</div>`;
 }
 

@@ -131,6 +131,15 @@ export function flags(result: SearchResult): Flag[] {
   return found;
 }
 
+/**
+ * How an impact (or callers) result depends on the question's target: the chain of names the graph
+ * followed from the result to the target (`via`), e.g. "via InventoryService.__init__ → load_settings".
+ * Null when the answer has no path for it (a definition, a text hit).
+ */
+export function impactPath(result: SearchResult): string | null {
+  return result.via.length > 0 ? `via ${result.via.join(' → ')}` : null;
+}
+
 /** A call site or use of the target in a result's file, with its code line when the server sent it. */
 export interface Site {
   range: Range;

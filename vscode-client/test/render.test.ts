@@ -73,3 +73,11 @@ test('escapeHtml and nonce', () => {
   assert.match(nonce, /^[A-Za-z0-9]{32}$/);
   assert.notEqual(nonce, makeNonce());
 });
+
+test('an impact result shows the path it depends on the target by', () => {
+  const base = answer('definition');
+  const impact = { ...base, results: [{ ...base.results[0], via: ['InventoryService.__init__', '<load_settings>'] }] };
+  const html = renderPage({ kind: 'answer', answer: impact, backend: 'none' }, assets);
+  assert.match(html, /<div class="via"[^>]*>via InventoryService\.__init__ → &lt;load_settings&gt;<\/div>/);
+  assert.doesNotMatch(renderPage({ kind: 'answer', answer: base, backend: 'none' }, assets), /class="via"/);
+});

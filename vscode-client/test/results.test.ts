@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { SearchResult } from '../src/protocol';
-import { badges, emptyState, flags, foldSites, groupByFile, header, notFound, siteCount, sites } from '../src/results';
+import { badges, emptyState, flags, foldSites, groupByFile, header, impactPath, notFound, siteCount, sites } from '../src/results';
 import { answer } from './fixtures';
 
 function result(overrides: Partial<SearchResult>): SearchResult {
   return {
-    uri: 'file:///w/a.py', path: 'a.py', range: { start: { line: 0, character: 0 }, end: { line: 1, character: 0 } },
-    symbol: 'f', kind: 'function', container: null, language: 'python', snippet: 'def f():', score: 1,
+    uri: 'file:///w/a.py', path: 'a.py', folder: 'file:///w', range: { start: { line: 0, character: 0 }, end: { line: 1, character: 0 } },
+    selection: { start: { line: 0, character: 4 }, end: { line: 0, character: 5 } }, symbol: 'f', kind: 'function', container: null, language: 'python', snippet: 'def f():', score: 1,
     contributions: {}, ranks: {}, boost: 1, demoted: false, matches: [], defines: false, prior: 1, coherence: 0,
-    approximate: false, via: [], ...overrides,
+    match_lines: [], approximate: false, via: [], ...overrides,
   };
 }
 
@@ -128,4 +128,10 @@ test('notFound: the "no definition of X; similar names" note of a real answer; f
 test('flags: a caller matched by name only is marked, a resolved one is not', () => {
   assert.deepEqual(flags(result({ resolved: false })).map((f) => f.kind), ['unresolved']);
   assert.deepEqual(flags(result({ resolved: true })), []);
+});
+
+test('impactPath shows the chain from the result to the target, and nothing without one', () => {
+  assert.equal(impactPath(result({ via: ['InventoryService.__init__', 'load_settings'] })),
+    'via InventoryService.__init__ → load_settings');
+  assert.equal(impactPath(result({ via: [] })), null);
 });

@@ -107,6 +107,14 @@ if (page) {
     return `${tab}, ${position}`;
   });
 
+  await check('an impact search shows the path each result depends on the target by', async () => {
+    const text = await searchFor('what depends on load_settings', 'inventory/service.py');
+    const want = 'via InventoryService.__init__ → load_settings';
+    if (!text.includes(want)) throw new Error(`panel lacks ${JSON.stringify(want)}: ${JSON.stringify(text.slice(0, 400))}`);
+    await shot('3-panel-impact.png');
+    return want;
+  });
+
   await check('Ctrl+T lists the symbol', async () => {
     const rows = await vsc.workspaceSymbols(page, 'parseConfig', { expect: 'parseConfig', keepOpen: true });
     await shot('3-workspace-symbols.png');

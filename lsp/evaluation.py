@@ -10,6 +10,9 @@ Two query-set formats are read. Ours: `id`, `query`, `intent` (label), `gold` as
 and `answerable`. Semble's public benchmark (`category`, `gold[].start_line`): its NDCG@10 is
 computed exactly as its README states, per repository and as a mean over repositories, so our
 figure can be set beside its published ones.
+
+It lives beside `fourfold eval` (lsp/eval_cli.py), not in the engine: it runs ripgrep and
+universal-ctags as subprocesses, and the library behind an editor must never spawn a benchmark.
 """
 
 from __future__ import annotations
@@ -26,14 +29,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from .intent import classify
-from .lexical import LexicalIndex
-from .profiles import INTENTS, MODALITIES
-from .ranking import FEATURES, Ranking
-from .records import Chunk, Span
-from .search import SearchRequest
-from .settings import Settings
-from .workspace import Workspace
+from fourfold.engine.intent import classify
+from fourfold.engine.lexical import LexicalIndex
+from fourfold.engine.profiles import INTENTS, MODALITIES
+from fourfold.engine.ranking import FEATURES, Ranking
+from fourfold.engine.records import Chunk, Span
+from fourfold.engine.search import SearchRequest
+from fourfold.engine.settings import Settings
+from fourfold.engine.workspace import Workspace
 
 __all__ = [
     "CUTOFF",

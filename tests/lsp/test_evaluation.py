@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 from fourfold.engine import Settings, Span, Workspace
-from fourfold.engine.evaluation import (
+from fourfold.engine.ranking import FEATURES, Ranking
+from fourfold.engine.records import Chunk
+from fourfold.lsp.evaluation import (
     BM25Baseline,
     Corpus,
     CtagsBaseline,
@@ -37,8 +39,6 @@ from fourfold.engine.evaluation import (
     semble_roots,
     summarise,
 )
-from fourfold.engine.ranking import FEATURES, Ranking
-from fourfold.engine.records import Chunk
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
