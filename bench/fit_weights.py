@@ -19,8 +19,7 @@ from pathlib import Path
 
 from fourfold.engine import parse_settings
 from fourfold.engine.profiles import SEMANTIC, STRUCTURAL, TEXT, UNDERSTAND_CODE, WEIGHTS
-from fourfold.engine.ranking import Ranking
-from fourfold.engine.search import SearchRequest
+from fourfold.engine.request import Ranking, SearchRequest
 from fourfold.engine.settings import Settings
 from fourfold.engine.workspace import Workspace
 from fourfold.lsp.evaluation import (

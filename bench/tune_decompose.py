@@ -26,9 +26,9 @@ from fourfold.engine import SearchRequest, Settings, Workspace, decompose
 from fourfold.engine.decompose import Part, PartResult, fuse_files, plan, run_part
 from fourfold.engine.fusion import FusedResult
 from fourfold.engine.languages import detect_language
+from fourfold.engine.profiles import MAX_QUERY_LENGTH
 from fourfold.engine.ranking import path_prior
 from fourfold.engine.records import Span
-from fourfold.engine.search import MAX_QUERY_LENGTH
 from fourfold.lsp.eval_localise import TUNE_REPOS, Instance, load_instances, select
 
 SPAN = Span(0, 0, 0, 0)

@@ -13,11 +13,21 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .answer import Answer, Columns, DecompositionPart, IndexState, ModalityReport, Result, SeedInfo, merge_answers
+    from .answer import (
+        Answer,
+        Columns,
+        DecompositionPart,
+        IndexState,
+        ModalityReport,
+        Result,
+        SearchResponse,
+        SeedInfo,
+        merge_answers,
+    )
     from .discovery import UnreadableFile
     from .intent import Classification, classify
     from .records import Chunk, FileRecord, Hit, ParsedFile, Reference, Span, Symbol
-    from .search import SearchError, SearchRequest, SearchResponse
+    from .request import SearchError, SearchRequest
     from .settings import Settings, parse_settings
     from .snapshot import Snapshot
     from .textsearch import QueryError
@@ -31,7 +41,8 @@ _HOMES = {
     "Classification": "intent",
     "classify": "intent",
     **dict.fromkeys(("Chunk", "FileRecord", "Hit", "ParsedFile", "Reference", "Span", "Symbol"), "records"),
-    **dict.fromkeys(("SearchError", "SearchRequest", "SearchResponse"), "search"),
+    **dict.fromkeys(("SearchError", "SearchRequest"), "request"),
+    "SearchResponse": "answer",
     "Settings": "settings",
     "parse_settings": "settings",
     "Snapshot": "snapshot",

@@ -19,14 +19,11 @@ import dataclasses
 import typing
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from .fusion import FusedResult
 from .records import Seed, Span, Symbol
 from .snapshot import Snapshot
-
-if TYPE_CHECKING:
-    from .search import SearchResponse
 
 # Field metadata. `WIRE`: the field's name in JSON when it differs from the attribute's (a span is a
 # "range" there, as in LSP). `OPTIONAL`: left out of the JSON when None or empty (declared `name?:`
@@ -221,6 +218,31 @@ def _range(span: Span, columns: Columns | None, source: Snapshot | None, path: s
 
 
 # --- assembly ---------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class SearchResponse:
+    """What the searcher found, with the fused results' full explanation (engine/fusion.py).
+
+    The protocol's answer is built from it and the snapshot it read by `answer.answer_of`, and
+    written by `Answer.to_dict` alone.
+    """
+
+    query: str
+    intent: str
+    confidence: float
+    rule: str
+    target: str | None
+    fusion_strategy: str
+    preset: str
+    k: int
+    modalities: dict[str, ModalityReport]
+    results: list[FusedResult]
+    timings_ms: dict[str, float]
+    notes: list[str] = field(default_factory=list)
+    seed: Seed | None = None
+    # The parts a long text was split into (engine/decompose.py), each with its own hits; else empty.
+    decomposition: list[DecompositionPart] = field(default_factory=list)
+
+
 def answer_of(response: SearchResponse, snapshot: Snapshot, index: IndexState, partial: bool = False,
               notes: Sequence[str] = (), folder: str | None = None) -> Answer:
     """The answer to a search that read `snapshot`: rows with their container, code lines and selection.

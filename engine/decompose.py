@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 
 import pathspec
 
-from .answer import DecompositionPart
+from .answer import DecompositionPart, ModalityReport, SearchResponse
 from .fusion import FusedResult
 from .languages import DOC_LANGUAGES, detect_language
 from .profiles import DEFINITION_KINDS, EXACT_MATCH, FIND_DEFINITION, MODALITIES, PRESETS, UNDERSTAND_CODE
@@ -41,7 +41,7 @@ from .ranking import path_prior
 from .records import Span
 
 if TYPE_CHECKING:
-    from .search import SearchRequest, SearchResponse
+    from .request import SearchRequest
     from .snapshot import Snapshot
 
 __all__ = [
@@ -620,7 +620,7 @@ def respond(
 ) -> SearchResponse:
     """The search response of a decomposed request: the fused files, every part in `decomposition`,
     the modalities as the parts used them (summed hits and time), and a note that says how it was read."""
-    from .search import ModalityReport, SearchResponse  # search.py imports this module: not at the top
+    from .answer import ModalityReport, SearchResponse
 
     answer = search_decomposed(request, {path: record.language for path, record in snapshot.files.items()},
                                lambda name: defining_files(snapshot, name), run, preset, semantic)

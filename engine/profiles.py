@@ -372,3 +372,10 @@ STOP_WORD_TABLE: Final[tuple[StopWords, ...]] = (
 def stop_words(reader: str) -> frozenset[str]:
     """The words `reader` drops (one of the STOP_WORDS_* readers)."""
     return frozenset(word for row in STOP_WORD_TABLE if reader in row.readers for word in row.words.split())
+
+# --- Requests (engine/request.py). ---
+# Long enough for a whole pasted issue (the longest SWE-bench Lite issue is 24,770 characters); longer
+# is refused with a message, never cut silently.
+MAX_QUERY_LENGTH: Final = 32_000
+# More rows than a person or an agent reads, and enough for every call site of a common name.
+MAX_LIMIT: Final = 500

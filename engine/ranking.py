@@ -17,8 +17,8 @@ engine/fusion.py applies in its RRF arithmetic. All of them read the query as pa
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, field, fields, replace
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
@@ -53,15 +53,14 @@ from .profiles import (
     UNDERSTANDING_INTENTS,
 )
 from .records import Chunk, Hit
+from .request import Ranking
 from .tokens import last_name, split_identifier
 
 if TYPE_CHECKING:
     from .snapshot import Snapshot
 
 __all__ = [
-    "FEATURES",
     "FusionFeatures",
-    "Ranking",
     "boost_chunks",
     "defines",
     "defining_paths",
@@ -78,35 +77,6 @@ __all__ = [
     "with_generic",
 ]
 
-
-
-@dataclass(frozen=True)
-class Ranking:
-    """Which ranking features are on (all by default), plus the engine variants an ablation compares.
-
-    `one_per_file` lists each file once, at its best chunk, with its other matches attached: a page of
-    ten files answers a question better than ten chunks of one. `file_aggregation` adds a share of a
-    file's next best chunks to its score for an understanding question.
-    `k` overrides the preset's RRF constant; `without` removes modalities from every route;
-    `binary_vectors` off scores every vector exactly instead of a binary shortlist rescored in float;
-    `weights` replaces rows of the DESIGN §3 weight table on fused routes (`bench/fit_weights.py`
-    measures alternatives with it; the shipped table is `profiles.WEIGHTS`).
-    """
-
-    definitions: bool = True
-    path_terms: bool = True
-    one_per_file: bool = True
-    file_aggregation: bool = True
-    path_priors: bool = True
-    centrality: bool = True
-    binary_vectors: bool = True
-    k: int | None = None
-    without: frozenset[str] = field(default_factory=frozenset)
-    weights: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
-
-
-# The switchable ranking features, in the order an ablation table lists them.
-FEATURES: tuple[str, ...] = tuple(f.name for f in fields(Ranking) if f.type in ("bool", bool))
 
 
 def generic_names(names: Collection[str], defining_paths: Callable[[str], Collection[str]]) -> frozenset[str]:

@@ -31,8 +31,9 @@ from .profiles import (
     NAMED_TIERS,
     VECTOR_CANDIDATES,
 )
-from .ranking import Ranking, boost_chunks, defining_paths, generic_names, literal_ranked, with_generic
+from .ranking import boost_chunks, defining_paths, generic_names, literal_ranked, with_generic
 from .records import Chunk, Hit, ParsedFile, Span, Symbol
+from .request import Ranking
 from .similar import seed_text, structural_siblings
 from .snapshot import Snapshot
 from .textsearch import SearchText, TextQuery, candidate_plan, search_text

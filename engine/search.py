@@ -12,13 +12,12 @@ import concurrent.futures
 import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Any
+from dataclasses import replace
 
 import pathspec
 
 from .absence import absence_note
-from .answer import DecompositionPart, ModalityReport
+from .answer import ModalityReport, SearchResponse
 from .decompose import respond, should_decompose
 from .fusion import FusedResult, fuse
 from .intent import RULES, Classification, classify, is_identifier, pin
@@ -26,16 +25,15 @@ from .parsedquery import ParsedQuery, named_file, parse_query
 from .profiles import (
     DEMOTE_FACTOR,
     FIND_SIMILAR,
-    INTENTS,
     MODALITIES,
-    PRESETS,
     RETRIEVER_BUDGET_S,
     RETRIEVER_DEPTH,
     SEED_CANDIDATES,
     UNDERSTAND_CODE,
 )
-from .ranking import Ranking, defining_paths, fusion_features, generic_names, is_test_path, query_path_prior
+from .ranking import defining_paths, fusion_features, generic_names, is_test_path, query_path_prior
 from .records import Hit, Seed
+from .request import Ranking, SearchRequest
 from .retrievers import Retriever
 from .routing import Route, plan_route, rescue_route
 from .similar import named_seed, seed_at, without_seed
@@ -47,119 +45,6 @@ log = logging.getLogger(__name__)
 # the name is generic.
 IDENTIFIER_IN_QUERY_RULE = "8:identifier-in-query"
 FALLBACK = RULES[-1]
-# Long enough for a whole pasted issue (the longest SWE-bench Lite issue is 24,770 characters); longer
-# is refused with a message, never cut silently.
-MAX_QUERY_LENGTH = 32_000
-MAX_LIMIT = 500
-
-
-class SearchError(ValueError):
-    """A request that cannot run as given, with a message that says how to fix it."""
-
-
-@dataclass(frozen=True)
-class SearchRequest:
-    """The arguments of `fourfold.search` (DESIGN §7).
-
-    `ranking` is not a protocol argument: it carries the ranking switches of this one request (all on
-    unless an evaluation's ablation or a weight fit turns some off), so that two queries running at
-    once never see each other's (issue 11: no mutable switches on a shared searcher).
-    """
-
-    query: str
-    limit: int = 20
-    preset: str | None = None
-    modes: tuple[str, ...] | None = None
-    intent: str | None = None
-    paths: tuple[str, ...] | None = None
-    languages: tuple[str, ...] | None = None
-    ranking: Ranking = field(default_factory=Ranking)
-
-    @classmethod
-    def from_mapping(cls, values: Mapping[str, Any]) -> SearchRequest:
-        """Validate protocol arguments; every problem is a SearchError a person can act on."""
-        if not isinstance(values, Mapping):
-            raise SearchError('fourfold.search takes one object argument, e.g. [{"query": "parse config"}]')
-        unknown = set(values) - {"query", "limit", "preset", "modes", "intent", "paths", "languages"}
-        if unknown:
-            raise SearchError(f"unknown argument(s) {', '.join(sorted(unknown))} for fourfold.search")
-        query = values.get("query")
-        if not isinstance(query, str):
-            raise SearchError('"query" is required and must be a string')
-        request = cls(
-            query=query,
-            limit=_int_arg(values.get("limit", 20), "limit"),
-            preset=_choice(values.get("preset"), tuple(PRESETS), "preset"),
-            modes=_choices(values.get("modes"), MODALITIES, "modes"),
-            intent=_choice(values.get("intent"), INTENTS, "intent"),
-            paths=_strings(values.get("paths"), "paths"),
-            languages=_strings(values.get("languages"), "languages"),
-        )
-        request.validate()
-        return request
-
-    def validate(self) -> None:
-        if len(self.query) > MAX_QUERY_LENGTH:
-            raise SearchError(f"query is {len(self.query)} characters; the limit is {MAX_QUERY_LENGTH}: "
-                              "send the part that matters (an issue's title, description and traceback)")
-        if not 1 <= self.limit <= MAX_LIMIT:
-            raise SearchError(f'"limit" must be between 1 and {MAX_LIMIT}')
-
-
-def _int_arg(value: Any, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise SearchError(f'"{name}" must be an integer')
-    return value
-
-
-def _choice(value: Any, allowed: Sequence[str], name: str) -> str | None:
-    if value is None:
-        return None
-    if value not in allowed:
-        raise SearchError(f'"{name}" must be one of {", ".join(allowed)} (got {value!r})')
-    return str(value)
-
-
-def _strings(value: Any, name: str) -> tuple[str, ...] | None:
-    if value is None:
-        return None
-    if not isinstance(value, list | tuple) or not all(isinstance(item, str) for item in value):
-        raise SearchError(f'"{name}" must be a list of strings')
-    return tuple(value)
-
-
-def _choices(value: Any, allowed: Sequence[str], name: str) -> tuple[str, ...] | None:
-    items = _strings(value, name)
-    for item in items or ():
-        _choice(item, allowed, name)
-    return items
-
-
-@dataclass(frozen=True)
-class SearchResponse:
-    """What the searcher found, with the fused results' full explanation (engine/fusion.py).
-
-    The protocol's answer is built from it and the snapshot it read by `answer.answer_of`, and
-    written by `Answer.to_dict` alone.
-    """
-
-    query: str
-    intent: str
-    confidence: float
-    rule: str
-    target: str | None
-    fusion_strategy: str
-    preset: str
-    k: int
-    modalities: dict[str, ModalityReport]
-    results: list[FusedResult]
-    timings_ms: dict[str, float]
-    notes: list[str] = field(default_factory=list)
-    seed: Seed | None = None
-    # The parts a long text was split into (engine/decompose.py), each with its own hits; else empty.
-    decomposition: list[DecompositionPart] = field(default_factory=list)
-
-
 class Searcher:
     """Runs requests against snapshots with a set of retrievers (one callable per modality).
 

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from . import navigation
-from .answer import Answer, IndexState, answer_of
+from .answer import Answer, IndexState, SearchResponse, answer_of
 from .discovery import UnreadableFile, Walker, read_file
 from .embedder import Embedder
 from .graph import CodeGraph, paused_gc
@@ -34,8 +34,9 @@ from .languages import detect_language
 from .parsedquery import ParsedQuery
 from .profiles import PRESETS
 from .records import FileRecord, Hit, ParsedFile, Span, Symbol
+from .request import SearchRequest
 from .retrievers import LexicalCache, graph, make_semantic_retriever, make_text_retriever, structural
-from .search import Searcher, SearchRequest, SearchResponse
+from .search import Searcher
 from .settings import Settings
 from .snapshot import ContentCache, Snapshot
 from .store import IndexStore, StoredFile, default_index_dir

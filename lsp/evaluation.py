@@ -32,9 +32,8 @@ from typing import Any
 from fourfold.engine.intent import classify
 from fourfold.engine.lexical import LexicalIndex
 from fourfold.engine.profiles import INTENTS, MODALITIES
-from fourfold.engine.ranking import FEATURES, Ranking
 from fourfold.engine.records import Chunk, Span
-from fourfold.engine.search import SearchRequest
+from fourfold.engine.request import FEATURES, Ranking, SearchRequest
 from fourfold.engine.settings import Settings
 from fourfold.engine.workspace import Workspace
 

@@ -17,7 +17,7 @@ from fourfold.engine.embedding import (
     code_bag,
     load_code_model,
 )
-from fourfold.engine.search import SearchRequest
+from fourfold.engine.request import SearchRequest
 from fourfold.engine.settings import BACKENDS, Settings
 from fourfold.engine.workspace import Workspace
 

@@ -26,8 +26,8 @@ from fourfold.engine.decompose import (
     split,
 )
 from fourfold.engine.fusion import FusedResult
+from fourfold.engine.profiles import MAX_QUERY_LENGTH
 from fourfold.engine.records import Span
-from fourfold.engine.search import MAX_QUERY_LENGTH
 
 TRACEBACK_ISSUE = textwrap.dedent('''\
     Writing a table with header_rows fails for the rst format

@@ -21,8 +21,8 @@ from fourfold.engine.languages import (
     shebang_language,
 )
 from fourfold.engine.parsedquery import parse_query
-from fourfold.engine.ranking import Ranking
 from fourfold.engine.records import ParsedFile, Symbol
+from fourfold.engine.request import Ranking
 from fourfold.engine.retrievers import structural
 from fourfold.engine.structure import KINDS, parse_file
 from fourfold.lsp import convert

@@ -24,8 +24,6 @@ from fourfold.engine.profiles import (
     TYPE_STUB_PRIOR,
 )
 from fourfold.engine.ranking import (
-    FEATURES,
-    Ranking,
     boost_chunks,
     defines,
     file_prior,
@@ -36,6 +34,7 @@ from fourfold.engine.ranking import (
     with_generic,
 )
 from fourfold.engine.records import Chunk
+from fourfold.engine.request import FEATURES, Ranking
 from fourfold.engine.structure import parse_file
 from fourfold.engine.tokens import last_name
 

@@ -18,8 +18,8 @@ from fourfold.engine import SearchRequest, Settings, Workspace, classify
 from fourfold.engine.lexical import LexicalIndex
 from fourfold.engine.parsedquery import parse_query
 from fourfold.engine.profiles import VECTOR_CANDIDATES
-from fourfold.engine.ranking import Ranking
 from fourfold.engine.records import Chunk, Hit, Span, Symbol
+from fourfold.engine.request import Ranking
 from fourfold.engine.retrievers import (
     LexicalCache,
     SemanticState,

@@ -13,11 +13,12 @@ import pytest
 from tree import indexed_workspace
 
 from fourfold.engine import QueryError, SearchError, SearchRequest, Settings, Workspace
+from fourfold.engine.answer import ModalityReport, SearchResponse
 from fourfold.engine.parsedquery import ParsedQuery
 from fourfold.engine.profiles import DOC_PRIOR, FILE_COHERENCE, FUSED_PATH_TERM_BOOST, PROSE_PRIOR, TEST_PRIOR
-from fourfold.engine.ranking import Ranking
 from fourfold.engine.records import Hit, Span
-from fourfold.engine.search import ModalityReport, Searcher, SearchResponse
+from fourfold.engine.request import Ranking
+from fourfold.engine.search import Searcher
 from fourfold.engine.snapshot import Snapshot
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "polyglot"

@@ -258,10 +258,10 @@ def test_help_loads_no_index_machinery_and_teaches_the_query_syntax() -> None:
 
 
 def test_help_limits_are_the_engines() -> None:
-    from fourfold.engine import search
+    from fourfold.engine import profiles
     from fourfold.lsp import cli
 
-    assert (cli.HELP_MAX_QUERY_LENGTH, cli.HELP_MAX_LIMIT) == (search.MAX_QUERY_LENGTH, search.MAX_LIMIT)
+    assert (cli.HELP_MAX_QUERY_LENGTH, cli.HELP_MAX_LIMIT) == (profiles.MAX_QUERY_LENGTH, profiles.MAX_LIMIT)
 
 
 def test_version(capsys: pytest.CaptureFixture[str]) -> None:
