@@ -14,7 +14,7 @@ import statistics
 import time
 from collections import Counter
 
-from fourfold.engine.intent import classify
+from fourfold.engine.query.intent import classify
 
 NAMES = ("parseConfig", "load_settings", "Session.send", "HTTPServer", "retry", "cache", "__init__")
 

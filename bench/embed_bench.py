@@ -14,9 +14,9 @@ import argparse
 import time
 from pathlib import Path
 
-from fourfold.engine.embedding import Backend, CodeBackend, LocalBackend
-from fourfold.engine.languages import detect_language
-from fourfold.engine.structure import parse_file
+from fourfold.engine.index.structure import parse_file
+from fourfold.engine.model.languages import detect_language
+from fourfold.engine.semantic.embedding import Backend, CodeBackend, LocalBackend
 
 HERE = Path(__file__).resolve().parent
 

@@ -35,8 +35,8 @@ from pathlib import Path
 from typing import Any
 
 from fourfold.engine import SearchRequest, Settings, Workspace
-from fourfold.engine.embedder import CACHE_FILE
-from fourfold.engine.store import INDEX_FILE
+from fourfold.engine.index.store import INDEX_FILE
+from fourfold.engine.service.embedder import CACHE_FILE
 
 HERE = Path(__file__).resolve().parent
 QUERIES = ["Console", "render", "how are tables rendered", '"Traceback"', "re:def _\\w+_style", "who calls print",
@@ -277,7 +277,7 @@ POISON = "hazard_poison.js"
 
 def crash_on_poison(job: tuple[Path, str, int]) -> Any:
     """A worker's per-file job that dies as a crashing grammar would (SIGKILL), on the planted file only."""
-    from fourfold.engine.workspace import _index_job
+    from fourfold.engine.service.workspace import _index_job
 
     if Path(job[1]).name == POISON:
         os.kill(os.getpid(), signal.SIGKILL)

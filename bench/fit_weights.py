@@ -18,10 +18,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from fourfold.engine import parse_settings
-from fourfold.engine.profiles import SEMANTIC, STRUCTURAL, TEXT, UNDERSTAND_CODE, WEIGHTS
-from fourfold.engine.request import Ranking, SearchRequest
-from fourfold.engine.settings import Settings
-from fourfold.engine.workspace import Workspace
+from fourfold.engine.model.profiles import SEMANTIC, STRUCTURAL, TEXT, UNDERSTAND_CODE, WEIGHTS
+from fourfold.engine.model.settings import Settings
+from fourfold.engine.query.request import Ranking, SearchRequest
+from fourfold.engine.service.workspace import Workspace
 from fourfold.lsp.evaluation import (
     Corpus,
     EvalQuery,

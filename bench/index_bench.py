@@ -22,9 +22,9 @@ import time
 from pathlib import Path
 
 from fourfold.engine import Settings, Workspace
-from fourfold.engine.retrievers import literal_hits
-from fourfold.engine.textsearch import parse_text_query
-from fourfold.engine.workspace import CENTRALITY_DELAY_S
+from fourfold.engine.index.textsearch import parse_text_query
+from fourfold.engine.retrieve.retrievers import literal_hits
+from fourfold.engine.service.workspace import CENTRALITY_DELAY_S
 from fourfold.lsp.evaluation import percentile
 
 HERE = Path(__file__).resolve().parent

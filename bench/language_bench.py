@@ -19,10 +19,10 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from fourfold.engine.discovery import UnreadableFile, read_file
-from fourfold.engine.imports import FileSet, resolve_import
-from fourfold.engine.languages import GRAMMARS
-from fourfold.engine.structure import parse_file
+from fourfold.engine.graph.imports import FileSet, resolve_import
+from fourfold.engine.index.discovery import UnreadableFile, read_file
+from fourfold.engine.index.structure import parse_file
+from fourfold.engine.model.languages import GRAMMARS
 
 # ctags kinds that are not definitions a user would search for (imports, parameters, locals, labels).
 CTAGS_SKIPPED_KINDS = frozenset({"import", "using", "parameter", "local", "label", "header", "packageName",

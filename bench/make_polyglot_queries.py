@@ -1,7 +1,7 @@
 """Regenerate bench/queries/polyglot.jsonl: queries in Haskell, Lua, Elixir, Bash, Perl and OCaml over
 pinned Debian source packages (bench/fetch_debian.sh), every intent, gold derived mechanically.
 
-Gold answers come from the structural pass (`fourfold.engine.structure.parse_file`, real tree-sitter
+Gold answers come from the structural pass (`fourfold.engine.index.structure.parse_file`, real tree-sitter
 grammars) and from plain string search, never from the search being measured:
 - find_definition: the name line of a class/function/type/macro/module defined once in its package;
 - find_references and impact_analysis: every call of such a name that parse_file reports (impact
@@ -25,9 +25,9 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from fourfold.engine.languages import detect_language
-from fourfold.engine.records import ParsedFile, Symbol
-from fourfold.engine.structure import parse_file
+from fourfold.engine.index.structure import parse_file
+from fourfold.engine.model.languages import detect_language
+from fourfold.engine.model.records import ParsedFile, Symbol
 
 HERE = Path(__file__).resolve().parent
 # Package folder -> (language, queries per intent). Small packages get fewer.

@@ -3,7 +3,7 @@
 The TypeScript corpus of our own query sets (npm's published `src/`, fetched by bench/fetch_rxjs.sh).
 Gold answers come from tools independent of the search being measured:
 - find_definition: every definition of the name under `src/` found by tree-sitter through
-  `fourfold.engine.structure.parse_file` (overload signatures included; any one answers);
+  `fourfold.engine.index.structure.parse_file` (overload signatures included; any one answers);
 - find_references: every call of the name (`name(...)`, `x.name(...)`) that parse_file reports;
 - impact_analysis: those call sites plus every `import { name } from ...` specifier, found with a
   tree-sitter query of this script's own over the TypeScript grammar;
@@ -26,8 +26,8 @@ from pathlib import Path
 import tree_sitter as ts
 from make_django_queries import Hand, Tables, build_rows, generate
 
-from fourfold.engine.languages import detect_language, grammar
-from fourfold.engine.structure import parse_file
+from fourfold.engine.index.structure import parse_file
+from fourfold.engine.model.languages import detect_language, grammar
 
 HERE = Path(__file__).resolve().parent
 SOURCES = "src/"

@@ -34,8 +34,8 @@ from pathlib import Path
 from typing import Any
 
 from fourfold.engine import SearchRequest, Settings, Workspace
-from fourfold.engine.graph import CodeGraph
-from fourfold.engine.lexical import LexicalIndex
+from fourfold.engine.graph.graph import CodeGraph
+from fourfold.engine.index.lexical import LexicalIndex
 from fourfold.lsp.evaluation import EvalQuery, baseline_target, load_queries, percentile
 
 HERE = Path(__file__).resolve().parent

@@ -22,7 +22,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from fourfold.engine.intent import RULES, classify
+from fourfold.engine.query.intent import RULES, classify
 from fourfold.lsp.evaluation import load_queries
 
 

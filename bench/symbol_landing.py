@@ -21,7 +21,7 @@ from collections import Counter
 from pathlib import Path
 
 from fourfold.engine import Result, SearchRequest, Settings, Workspace
-from fourfold.engine.records import Symbol
+from fourfold.engine.model.records import Symbol
 from fourfold.lsp import convert
 from fourfold.lsp.search import WORKSPACE_SYMBOL_LIMIT
 

@@ -1,4 +1,4 @@
-"""Measure the weights of the decomposition (engine/decompose.py) on a localisation set, honestly.
+"""Measure the weights of the decomposition (engine/search/decompose.py) on a localisation set, honestly.
 
 `collect` runs every part of every issue once against its corpus and keeps each part's file ranking;
 `fit` then re-fuses those rankings under alternative weights, RRF k and non-code prior (no search
@@ -23,12 +23,12 @@ from pathlib import Path
 from typing import Any
 
 from fourfold.engine import SearchRequest, Settings, Workspace, decompose
-from fourfold.engine.decompose import Part, PartResult, fuse_files, plan, run_part
-from fourfold.engine.fusion import FusedResult
-from fourfold.engine.languages import detect_language
-from fourfold.engine.profiles import MAX_QUERY_LENGTH
-from fourfold.engine.ranking import path_prior
-from fourfold.engine.records import Span
+from fourfold.engine.model.languages import detect_language
+from fourfold.engine.model.profiles import MAX_QUERY_LENGTH
+from fourfold.engine.model.records import Span
+from fourfold.engine.rank.fusion import FusedResult
+from fourfold.engine.rank.ranking import path_prior
+from fourfold.engine.search.decompose import Part, PartResult, fuse_files, plan, run_part
 from fourfold.lsp.eval_localise import TUNE_REPOS, Instance, load_instances, select
 
 SPAN = Span(0, 0, 0, 0)

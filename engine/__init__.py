@@ -4,7 +4,7 @@ The engine knows nothing of the Language Server Protocol: the server and the CLI
 import only the names listed in `__all__`, and a test pins this list so it changes only on purpose.
 
 The names load on first use (PEP 562): `fourfold --help`, a CLI call answered by the daemon and
-`fourfold.engine.settings` must not pay 3 s for networkx and scipy, which only the index needs.
+`fourfold.engine.model.settings` must not pay 3 s for networkx and scipy, which only the index needs.
 """
 
 from __future__ import annotations
@@ -13,7 +13,14 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .answer import (
+    from .index.discovery import UnreadableFile
+    from .index.snapshot import Snapshot
+    from .index.textsearch import QueryError
+    from .model.records import Chunk, FileRecord, Hit, ParsedFile, Reference, Span, Symbol
+    from .model.settings import Settings, parse_settings
+    from .query.intent import Classification, classify
+    from .query.request import SearchError, SearchRequest
+    from .search.answer import (
         Answer,
         Columns,
         DecompositionPart,
@@ -24,30 +31,23 @@ if TYPE_CHECKING:
         SeedInfo,
         merge_answers,
     )
-    from .discovery import UnreadableFile
-    from .intent import Classification, classify
-    from .records import Chunk, FileRecord, Hit, ParsedFile, Reference, Span, Symbol
-    from .request import SearchError, SearchRequest
-    from .settings import Settings, parse_settings
-    from .snapshot import Snapshot
-    from .textsearch import QueryError
-    from .workspace import RefreshStats, Workspace, WorkspaceError
+    from .service.workspace import RefreshStats, Workspace, WorkspaceError
 
 # Public name -> the module that defines it.
 _HOMES = {
     **dict.fromkeys(("Answer", "Columns", "DecompositionPart", "IndexState", "ModalityReport", "Result", "SeedInfo",
-                     "merge_answers"), "answer"),
-    "UnreadableFile": "discovery",
-    "Classification": "intent",
-    "classify": "intent",
-    **dict.fromkeys(("Chunk", "FileRecord", "Hit", "ParsedFile", "Reference", "Span", "Symbol"), "records"),
-    **dict.fromkeys(("SearchError", "SearchRequest"), "request"),
-    "SearchResponse": "answer",
-    "Settings": "settings",
-    "parse_settings": "settings",
-    "Snapshot": "snapshot",
-    "QueryError": "textsearch",
-    **dict.fromkeys(("RefreshStats", "Workspace", "WorkspaceError"), "workspace"),
+                     "merge_answers"), "search.answer"),
+    "UnreadableFile": "index.discovery",
+    "Classification": "query.intent",
+    "classify": "query.intent",
+    **dict.fromkeys(("Chunk", "FileRecord", "Hit", "ParsedFile", "Reference", "Span", "Symbol"), "model.records"),
+    **dict.fromkeys(("SearchError", "SearchRequest"), "query.request"),
+    "SearchResponse": "search.answer",
+    "Settings": "model.settings",
+    "parse_settings": "model.settings",
+    "Snapshot": "index.snapshot",
+    "QueryError": "index.textsearch",
+    **dict.fromkeys(("RefreshStats", "Workspace", "WorkspaceError"), "service.workspace"),
 }
 
 

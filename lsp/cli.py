@@ -21,8 +21,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from fourfold.engine.profiles import INTENTS, MODALITIES, PRESETS
-from fourfold.engine.settings import BACKENDS
+from fourfold.engine.model.profiles import INTENTS, MODALITIES, PRESETS
+from fourfold.engine.model.settings import BACKENDS
 from fourfold.lsp import logs
 
 if TYPE_CHECKING:
@@ -32,7 +32,7 @@ BAR_WIDTH = 30
 MODALITY_LETTERS = {"semantic": "S", "text": "T", "structural": "St", "graph": "G"}
 # Call sites listed per file before the rest fold into "+N more" (`--all` lists every one).
 SITES_PER_FILE = 5
-# The engine's request limits (fourfold.engine.profiles MAX_QUERY_LENGTH, MAX_LIMIT), for --help only:
+# The engine's request limits (fourfold.engine.model.profiles MAX_QUERY_LENGTH, MAX_LIMIT), for --help only:
 # importing that module costs seconds. tests/lsp/test_cli.py keeps these equal to the engine's.
 HELP_MAX_QUERY_LENGTH = 32_000
 HELP_MAX_LIMIT = 500

@@ -90,7 +90,7 @@ class DaemonKey:
 
 
 def default_index_dir(root: Path) -> Path:
-    """The engine's default index folder (`fourfold.engine.store.default_index_dir`), computed without
+    """The engine's default index folder (`fourfold.engine.index.store.default_index_dir`), computed without
     importing the engine; a test keeps the two equal."""
     tag = xxhash.xxh3_64_hexdigest(str(root).encode())[:12]
     return Path(platformdirs.user_cache_dir("fourfold")) / f"{root.name or 'root'}-{tag}"

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from fourfold.engine import parse_settings
-from fourfold.engine.settings import BACKENDS
+from fourfold.engine.model.settings import BACKENDS
 from fourfold.lsp.eval_localise import add_localise_arguments, cmd_localise, is_instances_file
 from fourfold.lsp.evaluation import (
     FUSED_PREFIX,

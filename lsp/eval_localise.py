@@ -30,10 +30,10 @@ import bm25s
 import numpy as np
 
 from fourfold.engine import DecompositionPart, SearchRequest, Settings, Workspace, parse_settings
-from fourfold.engine.languages import DOC_LANGUAGES, detect_language
-from fourfold.engine.profiles import MAX_QUERY_LENGTH
-from fourfold.engine.snapshot import Snapshot
-from fourfold.engine.tokens import code_tokens, token_bag
+from fourfold.engine.index.snapshot import Snapshot
+from fourfold.engine.model.languages import DOC_LANGUAGES, detect_language
+from fourfold.engine.model.profiles import MAX_QUERY_LENGTH
+from fourfold.engine.model.tokens import code_tokens, token_bag
 from fourfold.lsp.evaluation import percentile
 
 __all__ = [

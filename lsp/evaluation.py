@@ -29,13 +29,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from fourfold.engine.intent import classify
-from fourfold.engine.lexical import LexicalIndex
-from fourfold.engine.profiles import INTENTS, MODALITIES
-from fourfold.engine.records import Chunk, Span
-from fourfold.engine.request import FEATURES, Ranking, SearchRequest
-from fourfold.engine.settings import Settings
-from fourfold.engine.workspace import Workspace
+from fourfold.engine.index.lexical import LexicalIndex
+from fourfold.engine.model.profiles import INTENTS, MODALITIES
+from fourfold.engine.model.records import Chunk, Span
+from fourfold.engine.model.settings import Settings
+from fourfold.engine.query.intent import classify
+from fourfold.engine.query.request import FEATURES, Ranking, SearchRequest
+from fourfold.engine.service.workspace import Workspace
 
 __all__ = [
     "CUTOFF",

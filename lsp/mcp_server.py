@@ -32,7 +32,7 @@ from mcp_types import ToolAnnotations
 from pydantic import Field
 
 from fourfold.engine import QueryError, SearchError, SearchRequest, Settings, WorkspaceError
-from fourfold.engine.profiles import INTENTS, MODALITIES, PRESETS
+from fourfold.engine.model.profiles import INTENTS, MODALITIES, PRESETS
 
 from .warm import WarmIndex, why_empty
 

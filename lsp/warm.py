@@ -21,7 +21,7 @@ from pathlib import Path
 import pathspec
 
 from fourfold.engine import SearchRequest, Settings, Workspace, WorkspaceError
-from fourfold.engine.discovery import IGNORE_FILES
+from fourfold.engine.index.discovery import IGNORE_FILES
 
 log = logging.getLogger(__name__)
 # A question (not a literal), so the warm-up builds the lexical index that questions are scored on.

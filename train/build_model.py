@@ -1,10 +1,10 @@
 """Build Fourfold's code model from one command:
 
-    python train/build_model.py --sources train/sources.txt --seed 0 --out engine/models/code/
+    python train/build_model.py --sources train/sources.txt --seed 0 --out engine/semantic/models/code/
 
 1. fetch the pinned package sources (train/fetch.py) into the corpus folder (default /work/corpora/train);
 2. mine (description, code) pairs from them with Fourfold's own parser (train/pairs.py);
-3. choose a vocabulary of code tokens (`fourfold.engine.tokens`, the tokenizer the index uses);
+3. choose a vocabulary of code tokens (`fourfold.engine.model.tokens`, the tokenizer the index uses);
 4. start every token's vector from WordLlama's l2_supercat embedding of the word, scaled by its IDF;
 5. fine-tune all vectors with a symmetric in-batch-negatives contrastive loss (InfoNCE) on the
    training packages' pairs, measuring recall@1/@10 on the held-out packages after every epoch and
@@ -36,8 +36,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 from fetch import fetch, read_sources
 from pairs import Pair, mine
 
-from fourfold.engine.embedding import _wordllama_model, code_bag
-from fourfold.engine.tokens import code_tokens, split_identifier, stem
+from fourfold.engine.model.tokens import code_tokens, split_identifier, stem
+from fourfold.engine.semantic.embedding import _wordllama_model, code_bag
 
 
 @dataclass(frozen=True)
@@ -218,7 +218,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sources", type=Path, default=Path("train/sources.txt"))
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", type=Path, default=Path("engine/models/code"))
+    parser.add_argument("--out", type=Path, default=Path("engine/semantic/models/code"))
     parser.add_argument("--corpus", type=Path, default=Path("/work/corpora/train"))
     parser.add_argument("--vocabulary", type=int, default=Hyper.vocabulary)
     parser.add_argument("--epochs", type=int, default=Hyper.epochs)
@@ -290,7 +290,7 @@ def model_card(config: dict[str, object], sources: list, folders: dict[str, Path
     lines = [
         f"# {config['name']}: Fourfold's static code-search embedding",
         "",
-        "A token-embedding matrix over Fourfold's code-aware tokens (`fourfold.engine.tokens`: identifiers",
+        "A token-embedding matrix over Fourfold's code-aware tokens (`fourfold.engine.model.tokens`: identifiers",
         "split at camelCase/snake_case, lowercased, stop words dropped, light stemming, compounds kept).",
         "A text's vector is the sum of its tokens' vectors weighted 1 + ln(count), L2-normalised; token",
         "importance is baked into the vectors' lengths. Loading and embedding need numpy and scipy only.",
@@ -316,7 +316,7 @@ def model_card(config: dict[str, object], sources: list, folders: dict[str, Path
         f"  undone per step), {hyper['epochs']} epochs; the epoch with the best held-out",
         "  recall@10 is kept",
         f"- seed {config['seed']}; {config['minutes']} minutes on 2 CPU cores",
-        "- command: `python train/build_model.py --sources train/sources.txt --seed 0 --out engine/models/code/`",
+        "- command: `python train/build_model.py --sources train/sources.txt --seed 0 --out engine/semantic/models/code/`",
         "  (needs the `train` extra: `pip install -e '.[train]'`)",
         "",
         "## Held-out retrieval (description -> its own code among "

@@ -3,7 +3,7 @@
 A pair is the first sentence(s) of a definition's doc comment or docstring and the text the index
 would embed for that definition (path, kind, name words, signature, body), with the doc taken out of
 the code side: otherwise the model would learn to match a docstring to itself. Files are parsed with
-`fourfold.engine.structure.parse_file`, so every language Fourfold parses contributes, and the code
+`fourfold.engine.index.structure.parse_file`, so every language Fourfold parses contributes, and the code
 side looks exactly like an indexed chunk.
 """
 
@@ -18,9 +18,9 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from fourfold.engine.chunks import TEXT_MAX_CHARS, name_words
-from fourfold.engine.languages import GRAMMARS, detect_language
-from fourfold.engine.structure import parse_file
+from fourfold.engine.index.chunks import TEXT_MAX_CHARS, name_words
+from fourfold.engine.index.structure import parse_file
+from fourfold.engine.model.languages import GRAMMARS, detect_language
 
 # A package contributes at most this many files and pairs, so that one huge source tree (three.js,
 # abseil) cannot dominate what the model learns about every other language.

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from fourfold.engine.profiles import INTENTS
+from fourfold.engine.model.profiles import INTENTS
 from fourfold.lsp.evaluation import EvalQuery, load_queries
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"

@@ -246,7 +246,7 @@ def test_help_loads_no_index_machinery_and_teaches_the_query_syntax() -> None:
              "from fourfold.lsp.cli import main\n"
              "with contextlib.redirect_stdout(io.StringIO()) as out, contextlib.suppress(SystemExit):\n"
              "    main(['--help'])\n"
-             "heavy = sorted(m for m in ('networkx', 'scipy', 'numpy', 'bm25s', 'fourfold.engine.workspace')\n"
+             "heavy = sorted(m for m in ('networkx', 'scipy', 'numpy', 'bm25s', 'fourfold.engine.service.workspace')\n"
              "               if m in sys.modules)\n"
              "print(repr(heavy)); print(out.getvalue())\n")
     completed = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True)
@@ -258,7 +258,7 @@ def test_help_loads_no_index_machinery_and_teaches_the_query_syntax() -> None:
 
 
 def test_help_limits_are_the_engines() -> None:
-    from fourfold.engine import profiles
+    from fourfold.engine.model import profiles
     from fourfold.lsp import cli
 
     assert (cli.HELP_MAX_QUERY_LENGTH, cli.HELP_MAX_LIMIT) == (profiles.MAX_QUERY_LENGTH, profiles.MAX_LIMIT)
@@ -320,7 +320,8 @@ def test_a_daemon_answered_search_imports_no_index_machinery(workspace: tuple[Pa
     probe = ("import json, sys\n"
              "from fourfold.lsp.cli import main\n"
              f"code = main({argv!r})\n"
-             "heavy = [m for m in ('networkx', 'scipy', 'numpy', 'fourfold.engine.workspace') if m in sys.modules]\n"
+             "loaded = ('networkx', 'scipy', 'numpy', 'fourfold.engine.service.workspace')\n"
+             "heavy = [m for m in loaded if m in sys.modules]\n"
              "print(json.dumps([code, heavy]), file=sys.stderr)\n")
     completed = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True)
     assert json.loads(completed.stderr.strip().splitlines()[-1]) == [0, []]
@@ -365,7 +366,7 @@ def test_a_daemon_with_other_settings_is_replaced(capsys: pytest.CaptureFixture[
 
 
 def test_the_clients_index_folder_is_the_engines(tmp_path: Path) -> None:
-    from fourfold.engine.store import default_index_dir
+    from fourfold.engine.index.store import default_index_dir
     from fourfold.lsp.daemon import DaemonKey
 
     assert Path(DaemonKey.of(str(tmp_path), None, None, None).index_dir) == default_index_dir(tmp_path)

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from fourfold.engine import Settings, Span, Workspace
-from fourfold.engine.records import Chunk
-from fourfold.engine.request import FEATURES, Ranking
+from fourfold.engine.model.records import Chunk
+from fourfold.engine.query.request import FEATURES, Ranking
 from fourfold.lsp.evaluation import (
     BM25Baseline,
     Corpus,

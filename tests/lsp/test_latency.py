@@ -11,7 +11,7 @@ import pytest
 from lsprotocol import types
 
 from fourfold.engine import Answer, IndexState, ModalityReport, Result, Span, Workspace, merge_answers, parse_settings
-from fourfold.engine.answer import merged_index
+from fourfold.engine.search.answer import merged_index
 from fourfold.lsp.folders import Folder
 from fourfold.lsp.positions import UTF8, UTF16, UTF32, LineSource
 from fourfold.lsp.search import to_completion, workspace_symbol

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from fourfold.engine import Span
-from fourfold.engine.answer import optional
+from fourfold.engine.search.answer import optional
 from fourfold.lsp import typescript
 from fourfold.lsp.cli import main
 from fourfold.lsp.typescript import generate, problems, ts_type

@@ -1,0 +1,1 @@
+"""How the code connects: import resolution, call and reference edges, centrality."""

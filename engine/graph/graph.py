@@ -1,0 +1,1027 @@
+"""The graph retriever: who calls this, what does it call, what breaks if it changes.
+
+A user asking `who calls load_settings` gets the call sites, most important callers first; asking
+`what depends on Session.send` gets everything that reaches it through calls, references,
+inheritance and imports, nearest first, each with the chain that connects it. Fusion also uses the
+graph's PageRank centrality to lift hubs a little above obscure leaves of equal relevance.
+
+The graph is a networkx DiGraph whose nodes are files (`file:<path>`) and definitions
+(`sym:<path>#<qualified>`); an edge `a -> b` means "a uses b" (calls, references, inherits, imports)
+or "a contains b". Names are resolved without a type checker, by proximity: a definition in the same
+file, then in a file this file imports, then in the same folder, then anywhere if the name is unique
+enough. Ambiguity is kept, not guessed away: a call that could mean n definitions becomes n edges of
+weight 1/n.
+
+Updates are per file and cheap: a file's own nodes and edges are replaced at once, while other
+files' references that might now resolve differently are re-resolved lazily, before the next query.
+"""
+
+from __future__ import annotations
+
+import functools
+import gc
+import math
+import re
+import threading
+import time
+from collections import Counter, deque
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import networkx as nx
+import numpy as np
+import scipy.sparse as sp
+
+from ..model.languages import detect_language
+from ..model.profiles import IMPACT_DEPTH, STOP_WORDS_GRAPH, stop_words
+from ..model.records import Hit, ParsedFile, Reference, Span, Symbol
+from .imports import FileSet, path_keys, resolve_import, spec_keys
+
+# Query words that name nothing in code (English; the classifier strips other languages' phrases):
+# the graph's rows of the one stop-word table (profiles.py).
+STOPWORDS = stop_words(STOP_WORDS_GRAPH)
+
+
+# Names of built-ins and of methods on built-in types (Python, JS/TS, Go, Rust, Java, C): a use
+# of one of these with no definition nearby is almost always the built-in, so the global tier never
+# links them (a lone `def join` must not collect every `", ".join(...)` in the workspace).
+BUILTIN_NAMES = frozenset(
+    [
+        "abs",
+        "all",
+        "any",
+        "append",
+        "apply",
+        "bind",
+        "bool",
+        "call",
+        "clear",
+        "close",
+        "copy",
+        "count",
+        "decode",
+        "dict",
+        "encode",
+        "endswith",
+        "enumerate",
+        "equals",
+        "error",
+        "extend",
+        "filter",
+        "find",
+        "floor",
+        "forEach",
+        "format",
+        "get",
+        "getattr",
+        "hasattr",
+        "hash",
+        "hashCode",
+        "includes",
+        "index",
+        "indexOf",
+        "info",
+        "insert",
+        "int",
+        "isinstance",
+        "issubclass",
+        "items",
+        "iter",
+        "join",
+        "keys",
+        "len",
+        "list",
+        "log",
+        "map",
+        "max",
+        "min",
+        "next",
+        "open",
+        "pop",
+        "print",
+        "push",
+        "range",
+        "read",
+        "reduce",
+        "remove",
+        "replace",
+        "reverse",
+        "round",
+        "set",
+        "setattr",
+        "slice",
+        "sort",
+        "sorted",
+        "split",
+        "startswith",
+        "str",
+        "strip",
+        "sum",
+        "super",
+        "then",
+        "toString",
+        "tuple",
+        "type",
+        "update",
+        "values",
+        "warn",
+        "write",
+        "zip",
+    ]
+)
+
+
+@dataclass(frozen=True)
+class GraphTuning:
+    """The graph's design numbers, in one place."""
+
+    # PageRank damping, tolerance (per node, as networkx) and iteration cap: the textbook values
+    # networkx.pagerank defaults to.
+    damping: float = 0.85
+    tolerance: float = 1e-6
+    max_iterations: int = 100
+    # A name defined in more places than this, and in none of the nearby tiers, is too vague to link:
+    # 16 candidates already means weight 1/16 each, less than one edge's worth of evidence.
+    max_ambiguity: int = 16
+    # Centrality is recomputed on demand at most this often while edits keep arriving (seconds).
+    debounce_seconds: float = 2.0
+    # `related` seeds personalized PageRank with at most this many name matches.
+    max_seeds: int = 200
+    # Impact lists a dependent at each line where it uses the target, up to this many (a function
+    # that calls it 40 times is one answer, not 40; its first lines show how).
+    max_use_sites: int = 8
+    stopwords: frozenset[str] = field(default_factory=lambda: STOPWORDS)
+    builtin_names: frozenset[str] = field(default_factory=lambda: BUILTIN_NAMES)
+
+
+TUNING = GraphTuning()
+
+# Distinct names remembered by the name-splitting caches: a Django-sized workspace uses ~60k.
+NAME_CACHE_SIZE = 1 << 17
+
+# Reference kinds from the structural pass -> edge kinds.
+REFERENCE_EDGES: dict[str, str] = {"call": "calls", "reference": "references", "inherit": "inherits"}
+# Edge kinds, weakest first: when one pair of nodes is linked for several reasons, the edge shows
+# the strongest.
+EDGE_KINDS: tuple[str, ...] = ("contains", "imports", "references", "calls", "inherits")
+# Edge kinds that mean "depends on" for impact analysis (all but containment).
+DEPENDENCY_EDGES = frozenset({"imports", "references", "calls", "inherits"})
+
+# Resolution tiers, nearest first.
+FILE_TIER, IMPORTED_TIER, FOLDER_TIER, GLOBAL_TIER = range(4)
+
+_NO_SPAN: tuple[int, int, int, int] = (-1, -1, -1, -1)
+_CONTAINS_KIND, _IMPORTS_KIND, _CALLS_KIND = (EDGE_KINDS.index(k) for k in ("contains", "imports", "calls"))
+_CONTAINS = "\0contains"
+_IMPORTS = "\0imports"
+_WORDS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_QUALIFIER = re.compile(r"::|\.|#|->")
+
+# (edge kind, number of candidates the reference had, span of the use) — one piece of evidence.
+# Stored with the kind as its index in EDGE_KINDS, so the strongest is simply the largest tuple.
+Contribution = tuple[int, int, tuple[int, int, int, int]]
+Edge = tuple[str, str]
+K = TypeVar("K")
+_NO_EVIDENCE: dict[Contribution, int] = {}
+
+
+def file_node(path: str) -> str:
+    return f"file:{path}"
+
+
+def symbol_node_id(path: str, qualified: str) -> str:
+    return f"sym:{path}#{qualified}"
+
+
+def name_words(name: str) -> list[str]:
+    """Lower-case words of an identifier or phrase: `parseHTTPConfig_v2` -> parse, http, config, v, 2."""
+    return [word.lower() for word in _WORDS.findall(name)]
+
+
+@functools.lru_cache(maxsize=NAME_CACHE_SIZE)
+def _last_name(name: str) -> str:
+    return _QUALIFIER.split(name)[-1]
+
+
+def _folder(path: str) -> str:
+    return path.rpartition("/")[0]
+
+
+@functools.lru_cache(maxsize=NAME_CACHE_SIZE)
+def _dotted(name: str) -> str:
+    return _QUALIFIER.sub(".", name)
+
+
+class CodeGraph:
+    """Symbols and files of a workspace linked by use, with centrality and graph queries.
+
+    `with_file` / `without_file` update this graph in place and return it: copying a graph of a
+    few hundred thousand edges per saved file would cost a second, so snapshots share one graph.
+    Every update and every query holds the graph's lock, and a query first settles pending
+    re-resolutions, so a reader always sees a whole update or none of it.
+    """
+
+    def __init__(
+        self,
+        files: Mapping[str, ParsedFile] | None = None,
+        *,
+        tuning: GraphTuning = TUNING,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._tuning = tuning
+        self._clock = clock
+        # False when the owner recomputes PageRank in the background after edits: a query then uses the
+        # last ranking rather than paying for a new one (only a graph never ranked computes on demand).
+        self.rank_on_query = True
+        self._lock = threading.RLock()
+        self._graph: nx.DiGraph = nx.DiGraph()
+        self._files = FileSet()
+        self._parsed: dict[str, ParsedFile] = {}
+        self._nodes: dict[str, dict[str, Symbol]] = {}  # path -> node -> symbol
+        self._symbols: dict[str, Symbol] = {}
+        self._homes: dict[str, _Home] = {}  # node -> where it is defined, precomputed for resolution
+        self._defs: dict[str, set[str]] = {}  # simple name -> nodes
+        self._qualified: dict[str, set[str]] = {}  # dotted qualified name -> nodes
+        self._words: dict[str, set[str]] = {}  # name word -> nodes
+        self._imports: dict[str, frozenset[str]] = {}  # path -> imported paths
+        self._importers: dict[str, set[str]] = {}  # spec key -> importing paths
+        self._refs: dict[str, dict[str, list[Reference]]] = {}  # path -> simple name -> refs
+        self._referencers: dict[str, set[str]] = {}  # simple name -> referencing paths
+        self._tiers: dict[str, dict[str, int]] = {}  # path -> simple name -> tier it resolved at
+        self._evidence: dict[Edge, dict[Contribution, int]] = {}
+        self._added: dict[str, dict[str, list[tuple[Edge, Contribution]]]] = {}  # path -> group -> evidence
+        self._touched: set[Edge] = set()
+        self._stale_files: set[str] = set()
+        self._stale_names: set[tuple[str, str]] = set()
+        self._rank: _Rank | None = None
+        self._dirty = True
+        if files:
+            self._build(files)
+
+    @classmethod
+    def build(cls, files: Mapping[str, ParsedFile], **options: Any) -> CodeGraph:
+        """The graph of a whole workspace at once (faster than adding files one by one)."""
+        return cls(files, **options)
+
+    # --- building ---------------------------------------------------------------------------------
+
+    def _build(self, files: Mapping[str, ParsedFile]) -> None:
+        with paused_gc():
+            self._build_all(files)
+
+    def _build_all(self, files: Mapping[str, ParsedFile]) -> None:
+        for path in files:
+            self._files.add(path)
+        for path, parsed in files.items():
+            self._add_nodes(path, parsed)
+        for path in files:
+            self._resolve_file(path)
+        self._flush()
+
+    def with_file(self, path: str, parsed: ParsedFile) -> CodeGraph:
+        """Add or replace one file (in place; returns self). Cost: that file plus lazy neighbours."""
+        with self._lock:
+            self._replace(path, parsed)
+            return self
+
+    def without_file(self, path: str) -> CodeGraph:
+        """Remove one file and everything it defines (in place; returns self)."""
+        with self._lock:
+            if path in self._parsed:
+                self._replace(path, None)
+            return self
+
+    def _replace(self, path: str, parsed: ParsedFile | None) -> None:
+        old = dict(self._nodes.get(path, {}))
+        names = {s.name for s in old.values()} | {s.name for s in (parsed.symbols if parsed else ())}
+        before = {name: self._global_count(name) for name in names}
+        if parsed is None:  # whoever imported this file must look again
+            self._stale_files |= {
+                str(self._graph.nodes[p]["path"]) for p in self._predecessors(file_node(path))
+            }
+        self._drop_evidence(path)
+        self._remove_nodes(path, keep_file=parsed is not None)
+        if parsed is None:
+            self._files.remove(path)
+            self._mark_importers(path)
+            new: dict[str, Symbol] = {}
+        else:
+            if path not in self._files:
+                self._files.add(path)
+                self._mark_importers(path)
+            self._add_nodes(path, parsed)
+            new = self._nodes[path]
+            self._graph.remove_nodes_from(set(old) - set(new))
+        # Only names whose definitions appeared or vanished can resolve differently elsewhere.
+        changed = {old[n].name for n in set(old) - set(new)} | {new[n].name for n in set(new) - set(old)}
+        for name in changed:
+            self._mark_name(path, name, min(before[name], self._global_count(name)))
+        if parsed is not None:
+            self._resolve_file(path)
+        self._flush()
+        self._dirty = True
+
+    def _add_nodes(self, path: str, parsed: ParsedFile) -> None:
+        self._parsed[path] = parsed
+        self._graph.add_node(file_node(path), kind="file", path=path)
+        nodes: dict[str, Symbol] = {}
+        for symbol in sorted(parsed.symbols, key=lambda s: (s.span, s.qualified, s.name)):
+            node = symbol_node_id(path, symbol.qualified or symbol.name)
+            if node in nodes:
+                continue
+            nodes[node] = symbol
+            self._symbols[node] = symbol
+            self._homes[node] = _Home.of(path, symbol)
+            self._graph.add_node(node, kind=symbol.kind, path=path)
+            self._defs.setdefault(symbol.name, set()).add(node)
+            self._qualified.setdefault(_dotted(symbol.qualified or symbol.name), set()).add(node)
+            for word in set(name_words(symbol.name)):
+                self._words.setdefault(word, set()).add(node)
+        self._nodes[path] = nodes
+        refs: dict[str, list[Reference]] = {}
+        for ref in parsed.references:
+            refs.setdefault(_last_name(ref.name), []).append(ref)
+        self._refs[path] = refs
+        self._tiers[path] = {}
+        for name in refs:
+            self._referencers.setdefault(name, set()).add(path)
+        for spec in parsed.imports:
+            for key in spec_keys(spec):
+                self._importers.setdefault(key, set()).add(path)
+        self._imports[path] = frozenset()
+
+    def _remove_nodes(self, path: str, *, keep_file: bool) -> None:
+        """Forget a file's definitions, references and imports; graph nodes go unless `keep_file`."""
+        parsed = self._parsed.pop(path, None)
+        nodes = self._nodes.pop(path, {})
+        for node, symbol in nodes.items():
+            del self._symbols[node]
+            del self._homes[node]
+            _unindex(self._defs, symbol.name, node)
+            _unindex(self._qualified, _dotted(symbol.qualified or symbol.name), node)
+            for word in set(name_words(symbol.name)):
+                _unindex(self._words, word, node)
+        for name in self._refs.pop(path, {}):
+            _unindex(self._referencers, name, path)
+        for spec in parsed.imports if parsed else ():
+            for key in spec_keys(spec):
+                _unindex(self._importers, key, path)
+        self._imports.pop(path, None)
+        self._tiers.pop(path, None)
+        self._stale_names = {(p, n) for p, n in self._stale_names if p != path}
+        self._stale_files.discard(path)
+        if not keep_file:
+            self._graph.remove_nodes_from([file_node(path), *nodes])
+
+    def _mark_importers(self, path: str) -> None:
+        """A file appeared or vanished: imports that could name it must be resolved again."""
+        for key in path_keys(path):
+            self._stale_files |= self._importers.get(key, set()) - {path}
+
+    def _mark_name(self, path: str, name: str, global_count: int) -> None:
+        """Queue the uses of `name` whose resolution a change of its definitions in `path` can alter.
+
+        Those are uses in files that import `path` or share its folder, and uses that fell through
+        to the global tier, unless the name stays too ambiguous to link there either way.
+        """
+        folder = _folder(path)
+        global_matters = global_count <= self._tuning.max_ambiguity
+        for referencer in self._referencers.get(name, ()):
+            if referencer == path:
+                continue
+            near = path in self._imports.get(referencer, ()) or _folder(referencer) == folder
+            fell_through = self._tiers[referencer].get(name, GLOBAL_TIER) == GLOBAL_TIER
+            if near or (fell_through and global_matters):
+                self._stale_names.add((referencer, name))
+
+    def _predecessors(self, node: str) -> list[str]:
+        return list(self._graph.predecessors(node)) if node in self._graph else []
+
+    def _global_count(self, name: str) -> int:
+        return sum(1 for node in self._defs.get(name, ()) if self._symbols[node].container is None)
+
+    # --- resolution -------------------------------------------------------------------------------
+
+    def _settle(self) -> None:
+        """Re-resolve what earlier updates left pending (imports of stale files, stale names)."""
+        for path in sorted(self._stale_files):
+            if path in self._parsed and self._resolve_imports(path):
+                self._drop_evidence(path, keep=(_CONTAINS, _IMPORTS))
+                self._resolve_names(path, self._refs[path])
+                self._stale_names = {(p, n) for p, n in self._stale_names if p != path}
+        self._stale_files.clear()
+        for path, name in sorted(self._stale_names):
+            if path in self._parsed:
+                self._drop_group(path, name)
+                self._resolve_names(path, [name])
+        self._stale_names.clear()
+        self._flush()
+
+    def _resolve_file(self, path: str) -> None:
+        self._add_containment(path)
+        self._resolve_imports(path)
+        self._resolve_names(path, self._refs[path])
+
+    def _add_containment(self, path: str) -> None:
+        nodes = self._nodes[path]
+        for node, symbol in nodes.items():
+            qualified = _dotted(symbol.qualified or symbol.name)
+            parent = symbol_node_id(path, qualified.rpartition(".")[0]) if "." in qualified else ""
+            source = parent if parent in nodes else file_node(path)
+            self._add_evidence(path, _CONTAINS, (source, node), (_CONTAINS_KIND, 1, _NO_SPAN))
+
+    def _resolve_imports(self, path: str) -> bool:
+        """(Re)resolve a file's imports; True when the set of imported files changed."""
+        self._drop_group(path, _IMPORTS)
+        language = detect_language(path) or ""
+        targets: set[str] = set()
+        for spec in self._parsed[path].imports:
+            found = resolve_import(spec, path, language, self._files)
+            for target in found:
+                edge = (file_node(path), file_node(target))
+                self._add_evidence(path, _IMPORTS, edge, (_IMPORTS_KIND, len(found), _NO_SPAN))
+            targets.update(found)
+        imported = frozenset(targets)
+        changed = imported != self._imports.get(path)
+        self._imports[path] = imported
+        return changed
+
+    def _resolve_names(self, path: str, names: Iterable[str]) -> None:
+        refs = self._refs[path]
+        nodes = self._nodes[path]
+        tiers = self._tiers[path]
+        for name in names:
+            candidates: dict[str, list[str]] = {}
+            tiers[name] = FILE_TIER
+            for ref in refs.get(name, ()):
+                if ref.name not in candidates:
+                    tier, candidates[ref.name] = self._candidates(path, ref.name)
+                    if tier > tiers[name]:
+                        tiers[name] = tier
+                targets = candidates[ref.name]
+                enclosing = symbol_node_id(path, _dotted(ref.enclosing)) if ref.enclosing else ""
+                source = enclosing if enclosing in nodes else file_node(path)
+                kind = EDGE_KINDS.index(REFERENCE_EDGES.get(ref.kind, "references"))
+                span = (ref.span.start_line, ref.span.start_col, ref.span.end_line, ref.span.end_col)
+                for target in targets:
+                    self._add_evidence(path, name, (source, target), (kind, len(targets), span))
+
+    def _candidates(self, path: str, name: str) -> tuple[int, list[str]]:
+        """Definitions a name used in `path` may mean, and the tier they were found at.
+
+        Nearest tier wins: this file, files it imports, its folder. Past those, only definitions
+        outside any class qualify (`x.join()` says nothing about which class's `join`), and only
+        when there are few of them.
+        """
+        found = self._defs.get(_last_name(name), set())
+        dotted = _dotted(name)
+        homes = self._homes
+        if "." in dotted:
+            tail = "." + dotted
+            exact = {n for n in found if homes[n].dotted.endswith(tail)}
+            found = exact or found
+        else:
+            exact = set()
+        imported = self._imports.get(path, frozenset())
+        folder = _folder(path)
+        best_tier, best = GLOBAL_TIER, []
+        for node in found:
+            home = homes[node]
+            tier = (
+                FILE_TIER
+                if home.path == path
+                else IMPORTED_TIER
+                if home.path in imported
+                else FOLDER_TIER
+                if home.folder == folder
+                else GLOBAL_TIER
+            )
+            if tier < best_tier:
+                best_tier, best = tier, [node]
+            elif tier == best_tier < GLOBAL_TIER:
+                best.append(node)
+        if best_tier < GLOBAL_TIER:
+            return best_tier, sorted(best)
+        if not exact and _last_name(name) in self._tuning.builtin_names:
+            return GLOBAL_TIER, []
+        anywhere = sorted(n for n in found if exact or homes[n].top_level)
+        return GLOBAL_TIER, anywhere if len(anywhere) <= self._tuning.max_ambiguity else []
+
+    def _qualified_of(self, node: str) -> str:
+        return self._homes[node].dotted[1:]
+
+    # --- evidence bookkeeping ---------------------------------------------------------------------
+
+    def _add_evidence(self, path: str, group: str, edge: Edge, contribution: Contribution) -> None:
+        self._added.setdefault(path, {}).setdefault(group, []).append((edge, contribution))
+        evidence = self._evidence.setdefault(edge, {})
+        evidence[contribution] = evidence.get(contribution, 0) + 1
+        self._touched.add(edge)
+
+    def _drop_group(self, path: str, group: str) -> None:
+        for edge, contribution in self._added.get(path, {}).pop(group, []):
+            evidence = self._evidence[edge]
+            evidence[contribution] -= 1
+            if evidence[contribution] == 0:
+                del evidence[contribution]
+            self._touched.add(edge)
+
+    def _drop_evidence(self, path: str, keep: tuple[str, ...] = ()) -> None:
+        for group in [g for g in self._added.get(path, {}) if g not in keep]:
+            self._drop_group(path, group)
+        if not self._added.get(path):
+            self._added.pop(path, None)
+
+    def _flush(self) -> None:
+        """Rewrite the edges whose evidence changed.
+
+        `math.fsum` is exactly rounded, so an edge's weight does not depend on the order its
+        evidence arrived in: an updated graph equals a rebuilt one bit for bit.
+        """
+        edges: list[tuple[str, str, dict[str, Any]]] = []
+        for edge in self._touched:
+            evidence = self._evidence.get(edge)
+            if not evidence:
+                self._evidence.pop(edge, None)
+                if self._graph.has_edge(*edge):
+                    self._graph.remove_edge(*edge)
+                continue
+            if len(evidence) == 1:  # most edges: one kind of use, and fsum of one term is that term
+                ((strongest, count),) = evidence.items()
+                weight = count / strongest[1]
+            else:
+                strongest = max(evidence)
+                weight = math.fsum(count / c[1] for c, count in evidence.items())
+            edges.append((edge[0], edge[1], {"kind": EDGE_KINDS[strongest[0]], "weight": weight}))
+        self._graph.add_edges_from(edges)
+        self._touched.clear()
+
+    # --- centrality -------------------------------------------------------------------------------
+
+    def centrality(self, node_id: str) -> float:
+        """PageRank scaled by node count (the average node scores 1); 0 for nodes outside the graph."""
+        with self._lock:
+            rank = self._ranking()
+            index = rank.index.get(node_id)
+            return 0.0 if index is None or node_id not in self._graph else float(rank.scores[index])
+
+    def centrality_of(self, path: str, qualified: str | None) -> float:
+        """Centrality of a definition, or of the file when `qualified` is None (the fusion boost)."""
+        return self.centrality(symbol_node_id(path, qualified) if qualified else file_node(path))
+
+    def refresh_centrality(self) -> None:
+        """Recompute centrality now, whatever the debounce says (after a full index, say)."""
+        with self._lock:
+            self._settle()
+            self._rank = _Rank.of(self._graph, self._tuning)
+            self._rank.computed_at = self._clock()
+            self._dirty = False
+
+    def _ranking(self) -> _Rank:
+        """The cached ranking, recomputed when stale and the last one is older than the debounce."""
+        due = self._rank is None or (
+            self.rank_on_query
+            and self._dirty
+            and self._clock() - self._rank.computed_at >= self._tuning.debounce_seconds
+        )
+        if due:
+            self.refresh_centrality()
+        assert self._rank is not None
+        return self._rank
+
+    # --- queries ----------------------------------------------------------------------------------
+
+    @property
+    def graph(self) -> nx.DiGraph:
+        """The settled networkx graph (read it, do not mutate it)."""
+        with self._lock:
+            self._settle()
+            return self._graph
+
+    def symbol_node(self, path: str, qualified: str) -> str | None:
+        node = symbol_node_id(path, qualified)
+        with self._lock:
+            return node if node in self._symbols else None
+
+    def resolve(self, name: str) -> list[str]:
+        """Nodes a user's name means: a node id, `path#Qualified`, a path, `Config.load` or `load`."""
+        with self._lock:
+            self._settle()
+            return self._resolve(name)
+
+    def _resolve(self, name: str) -> list[str]:
+        name = name.strip()
+        if name in self._graph:
+            return [name]
+        if "#" in name:
+            path, _, qualified = name.partition("#")
+            node = symbol_node_id(path, qualified)
+            return [node] if node in self._symbols else []
+        if name in self._parsed:
+            return [file_node(name)]
+        dotted = _dotted(name)
+        found = self._qualified.get(dotted) or {
+            n
+            for n in self._defs.get(_last_name(name), ())
+            if self._homes[n].dotted.endswith("." + dotted)
+        }
+        rank = self._ranking()
+        return sorted(found, key=lambda n: (-rank.score(n), n))
+
+    def callers(self, name: str, limit: int = 50) -> list[Hit]:
+        """Call sites of `name`: span = the call, symbol = the caller. Calls that resolve to the target
+        (same file, an imported file, or a qualified name that says so) come first, central callers
+        first among them; calls that only match the name follow, marked `resolved=False`."""
+        with self._lock:
+            self._settle()
+            best: dict[tuple[str, Span], Hit] = {}
+            for target in self._resolve(name):
+                for source in self._graph.predecessors(target):
+                    path = self._graph.nodes[source]["path"]
+                    for kind, count, span in self._evidence.get((source, target), _NO_EVIDENCE):
+                        if kind != _CALLS_KIND:
+                            continue
+                        hit = Hit(
+                            path=path,
+                            span=Span(*span),
+                            score=self._centrality(source) / count,
+                            symbol=self._qualified_or_none(source),
+                            kind="call",
+                            language=detect_language(path),
+                            via=(self._label(source), self._label(target)),
+                            resolved=self._resolves(path, target, span),
+                        )
+                        _keep_best(best, (hit.path, hit.span), hit)
+            ordered = sorted(best.values(), key=lambda h: (not h.resolved, -h.score, h.path, h.span))
+            return ordered[:limit]
+
+    def _resolves(self, path: str, target: str, span: tuple[int, int, int, int]) -> bool:
+        """Whether the use at `span` in `path` means `target` for a reason better than its name: it is
+        in the target's own file, in a file importing the target's, or qualified by the target's
+        container or module (`Session.send`, `sessions.send`, `str::strip_prefix` is not `Path`'s)."""
+        home = self._homes.get(target)
+        symbol = self._symbols.get(target)
+        if home is None or symbol is None:
+            return False
+        if home.path == path or home.path in self._imports.get(path, frozenset()):
+            return True
+        for ref in self._refs.get(path, {}).get(_last_name(symbol.name), ()):
+            if (ref.span.start_line, ref.span.start_col, ref.span.end_line, ref.span.end_col) != span:
+                continue
+            dotted = _dotted(ref.name)
+            if "." not in dotted:
+                return False
+            if home.dotted.endswith("." + dotted):
+                return True
+            qualifier = dotted.rsplit(".", 2)[-2]
+            module = home.path.rsplit("/", 1)[-1].partition(".")[0]
+            return qualifier in (symbol.container or "", module)
+        return False
+
+    def callees(self, name: str, limit: int = 50) -> list[Hit]:
+        """Definitions `name` calls, surest and most central first."""
+        with self._lock:
+            self._settle()
+            best: dict[str, Hit] = {}
+            for source in self._resolve(name):
+                for target in self._graph.successors(source):
+                    evidence = self._evidence.get((source, target), _NO_EVIDENCE)
+                    counts = [c[1] for c in evidence if c[0] == _CALLS_KIND]
+                    if counts and target in self._symbols:
+                        hit = self._definition_hit(target, self._centrality(target) / min(counts))
+                        hit = _with_via(hit, (self._label(source), self._label(target)))
+                        _keep_best(best, target, hit)
+            return _ranked(best.values(), limit)
+
+    def impact(self, name: str, depth: int = IMPACT_DEPTH, limit: int = 50) -> list[Hit]:
+        """What depends on `name` within `depth` steps: nearest first, then most central.
+
+        Each hit's `via` is the chain of names from the hit to `name`. Members count as the thing
+        itself (a caller of `Config.load` depends on `Config`), and so do a file's definitions.
+        """
+        with self._lock:
+            self._settle()
+            parent: dict[str, str] = {}
+            distance: dict[str, int] = {}
+            queue: deque[str] = deque()
+            roots = self._resolve(name)
+            for root in roots:
+                for node in [root, *self._members(root)]:
+                    if node not in distance:
+                        distance[node] = 0
+                        parent[node] = root
+                        queue.append(node)
+            self._walk_dependents(queue, distance, parent, depth)
+            using = {self._graph.nodes[node]["path"] for node, hops in distance.items() if hops > 0}
+            for root in roots:
+                for importer in self._importers_by_name(root):
+                    if importer not in distance and self._graph.nodes[importer]["path"] not in using:
+                        distance[importer] = 1  # imports it and never uses it: shown at the import line
+                        parent[importer] = root
+            hits = [hit for node, d in distance.items() if d > 0 for hit in self._impact_hits(node, d, depth, parent)]
+            return _ranked(hits, limit)
+
+    def _importers_by_name(self, node: str) -> list[str]:
+        """Files that import a top-level definition by name (`from pkg.lib import target`): they
+        depend on it even where they never use it, which no call or reference edge records."""
+        symbol = self._symbols.get(node)
+        if symbol is None or symbol.container is not None:
+            return []
+        home = file_node(symbol.path)
+        if home not in self._graph:
+            return []
+        found = []
+        for source, _, kind in self._graph.in_edges(home, data="kind"):
+            if kind != "imports":
+                continue
+            specs = self._parsed[self._graph.nodes[source]["path"]].imports
+            # A path-like spec (`./util/errorContext`) names a module, even one named like the function.
+            named = (spec for spec in specs if "/" not in spec and "\\" not in spec)
+            if any(re.split(r"[.:]", spec)[-1] == symbol.name for spec in named):
+                found.append(source)
+        return sorted(found)
+
+    def _walk_dependents(
+        self, queue: deque[str], distance: dict[str, int], parent: dict[str, str], depth: int
+    ) -> None:
+        while queue:
+            node = queue.popleft()
+            if distance[node] >= depth:
+                continue
+            for source, _, kind in self._graph.in_edges(node, data="kind"):
+                if kind in DEPENDENCY_EDGES and source not in distance:
+                    distance[source] = distance[node] + 1
+                    parent[source] = node
+                    queue.append(source)
+
+    def _members(self, node: str) -> list[str]:
+        if node.startswith("file:"):
+            return list(self._nodes.get(node[len("file:") :], {}))
+        symbol = self._symbols.get(node)
+        if symbol is None:
+            return []
+        prefix = self._qualified_of(node) + "."
+        return [n for n in self._nodes[symbol.path] if self._qualified_of(n).startswith(prefix)]
+
+    def _impact_hits(self, node: str, hops: int, depth: int, parent: dict[str, str]) -> list[Hit]:
+        """The dependent at each line where it uses the next link of its chain (a call, a reference,
+        the class line that inherits), at most `max_use_sites` of them, first use first; an import
+        without a recorded position keeps the file's head, which the retriever moves to the import line."""
+        chain = [node]
+        while parent[chain[-1]] != chain[-1]:
+            chain.append(parent[chain[-1]])
+        centrality = self._centrality(node)
+        score = (depth + 1 - hops) + centrality / (1 + centrality)
+        via = tuple(self._label(n) for n in chain)
+        hit = _with_via(self._definition_hit(node, score), via)
+        uses = sorted({span for kind, _, span in self._evidence.get((node, parent[node]), _NO_EVIDENCE)
+                       if kind != _CONTAINS_KIND and span != _NO_SPAN})[: self._tuning.max_use_sites]
+        if not uses:
+            return [hit]
+        # Later uses score a hair lower, so the first stays the dependent's representative line.
+        return [Hit(hit.path, Span(*span), score - 1e-6 * position, hit.symbol, hit.kind, hit.snippet, hit.language,
+                    via) for position, span in enumerate(uses)]
+
+    def siblings(self, path: str, qualified: str | None, limit: int = 50) -> list[Hit]:
+        """Definitions that share the seed's neighbours: the same base class, the same callees, the
+        same callers (find_similar). Each shared neighbour counts 1 / log(2 + its degree), so a
+        shared base of five subclasses says more than a shared call to a helper everyone calls.
+        Containment is left out (every method of a file shares the file); so is the seed itself."""
+        with self._lock:
+            self._settle()
+            seed = symbol_node_id(path, qualified) if qualified else file_node(path)
+            if seed not in self._graph:
+                return []
+            scores: dict[str, float] = {}
+            graph = self._graph
+            neighbours = [(n, True) for n in graph.successors(seed)] + [(n, False) for n in graph.predecessors(seed)]
+            for neighbour, used in neighbours:
+                kind = graph.edges[seed, neighbour]["kind"] if used else graph.edges[neighbour, seed]["kind"]
+                if kind == "contains":
+                    continue
+                others = graph.predecessors(neighbour) if used else graph.successors(neighbour)
+                peers = [o for o in others if o != seed and o in self._symbols]
+                if not peers:
+                    continue
+                share = 1.0 / math.log(2 + len(peers))
+                for peer in peers:
+                    peer_kind = graph.edges[peer, neighbour]["kind"] if used else graph.edges[neighbour, peer]["kind"]
+                    if peer_kind == kind:
+                        scores[peer] = scores.get(peer, 0.0) + share
+            members = set(self._members(seed))
+            hits = [_with_via(self._definition_hit(node, score), (self._label(node), self._label(seed)))
+                    for node, score in scores.items() if node not in members]
+            return _ranked(hits, limit)
+
+    def related(self, seed_terms: Sequence[str], limit: int = 20) -> list[Hit]:
+        """Definitions around the query's words: name matches spread by personalized PageRank."""
+        with self._lock:
+            self._settle()
+            seeds = self._seeds(seed_terms)
+            if not seeds:
+                return []
+            rank = self._ranking()
+            scores = rank.personalized(seeds, self._tuning)
+            order = np.argsort(-scores, kind="stable")
+            hits: list[Hit] = []
+            for index in order:
+                node = rank.nodes[index]
+                if scores[index] <= 0 or len(hits) >= limit:
+                    break
+                if node in self._symbols:
+                    hits.append(self._definition_hit(node, float(scores[index])))
+            return hits
+
+    def _seeds(self, seed_terms: Sequence[str]) -> dict[str, float]:
+        words = {w for term in seed_terms for w in name_words(term)} - self._tuning.stopwords
+        matches: Counter[str] = Counter()
+        for word in words:
+            matches.update(self._words.get(word, ()))
+        rank = self._ranking()
+        best = sorted(matches, key=lambda n: (-matches[n], -rank.score(n), n))[: self._tuning.max_seeds]
+        return {node: float(matches[node]) for node in best}
+
+    def most_central(self, limit: int = 50) -> list[Hit]:
+        """The most central definitions: what to show for an empty query."""
+        with self._lock:
+            self._settle()
+            rank = self._ranking()
+            hits: list[Hit] = []
+            for index in np.argsort(-rank.scores, kind="stable"):
+                node = rank.nodes[index]
+                if node in self._symbols:
+                    hits.append(self._definition_hit(node, float(rank.scores[index])))
+                if len(hits) >= limit:
+                    break
+            return hits
+
+    # --- hit helpers ------------------------------------------------------------------------------
+
+    def _centrality(self, node: str) -> float:
+        return self._ranking().score(node)
+
+    def _qualified_or_none(self, node: str) -> str | None:
+        symbol = self._symbols.get(node)
+        return None if symbol is None else symbol.qualified or symbol.name
+
+    def _label(self, node: str) -> str:
+        symbol = self._symbols.get(node)
+        if symbol is not None:
+            return symbol.qualified or symbol.name
+        return str(self._graph.nodes[node]["path"])
+
+    def _definition_hit(self, node: str, score: float) -> Hit:
+        symbol = self._symbols.get(node)
+        if symbol is None:
+            path = str(self._graph.nodes[node]["path"])
+            return Hit(path, Span(0, 0, 0, 0), score, None, "file", "", detect_language(path))
+        return Hit(
+            path=symbol.path,
+            span=symbol.span,
+            score=score,
+            symbol=symbol.qualified or symbol.name,
+            kind=symbol.kind,
+            language=symbol.language or detect_language(symbol.path),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class _Home:
+    """Where a definition lives, as name resolution asks it for every candidate of every use."""
+
+    path: str
+    folder: str
+    top_level: bool
+    dotted: str  # "." + the dotted qualified name, so a suffix test needs no concatenation
+
+    @classmethod
+    def of(cls, path: str, symbol: Symbol) -> _Home:
+        return cls(path, _folder(path), symbol.container is None, "." + _dotted(symbol.qualified or symbol.name))
+
+
+@dataclass
+class _Rank:
+    """A PageRank computation over one state of the graph, kept for lookups and personalization.
+
+    Power iteration over a scipy sparse matrix built straight from the edge list: networkx's own
+    pagerank spends most of its time converting the graph, which we would pay on every refresh.
+    """
+
+    nodes: list[str]
+    index: dict[str, int]
+    transposed: sp.csr_array
+    dangling: np.ndarray
+    scores: np.ndarray
+    computed_at: float = 0.0
+
+    @classmethod
+    def of(cls, graph: nx.DiGraph, tuning: GraphTuning) -> _Rank:
+        nodes = list(graph.nodes)
+        index = {node: i for i, node in enumerate(nodes)}
+        size = len(nodes)
+        rows, cols, weights = _edge_arrays(graph, index)
+        matrix = sp.csr_array((weights, (rows, cols)), shape=(size, size))
+        out = np.asarray(matrix.sum(axis=1)).ravel()
+        scale = np.divide(1.0, out, out=np.zeros(size), where=out > 0)
+        transposed = sp.csr_array(sp.diags_array(scale) @ matrix).T.tocsr()
+        rank = cls(nodes, index, transposed, out == 0, np.zeros(size))
+        if size:
+            rank.scores = rank.pagerank(np.full(size, 1.0 / size), tuning) * size
+        return rank
+
+    def score(self, node: str) -> float:
+        index = self.index.get(node)
+        return 0.0 if index is None else float(self.scores[index])
+
+    def personalized(self, seeds: Mapping[str, float], tuning: GraphTuning) -> np.ndarray:
+        teleport = np.zeros(len(self.nodes))
+        for node, weight in seeds.items():
+            if node in self.index:
+                teleport[self.index[node]] = weight
+        total = teleport.sum()
+        return self.pagerank(teleport / total, tuning) if total > 0 else teleport
+
+    def pagerank(self, teleport: np.ndarray, tuning: GraphTuning) -> np.ndarray:
+        """Power iteration; dangling nodes hand their rank to the teleport distribution (as networkx)."""
+        scores = teleport.copy()
+        alpha = tuning.damping
+        for _ in range(tuning.max_iterations):
+            previous = scores
+            leaked = float(previous[self.dangling].sum())
+            scores = alpha * (self.transposed @ previous + leaked * teleport) + (1 - alpha) * teleport
+            if float(np.abs(scores - previous).sum()) < len(scores) * tuning.tolerance:
+                break
+        return scores
+
+
+def _edge_arrays(graph: nx.DiGraph, index: Mapping[str, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    count = graph.number_of_edges()
+    rows = np.empty(count, dtype=np.int64)
+    cols = np.empty(count, dtype=np.int64)
+    weights = np.empty(count, dtype=np.float64)
+    for i, (source, target, weight) in enumerate(graph.edges(data="weight", default=1.0)):
+        rows[i] = index[source]
+        cols[i] = index[target]
+        weights[i] = weight
+    return rows, cols, weights
+
+
+class _GcPause:
+    """How many bulk builds are running, in any thread; the collector is off while there is one.
+
+    A count, not a flag: builds nest (loading a snapshot builds a graph) and may overlap in several
+    threads, and the first to finish must not switch the collector back on under another.
+    """
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.depth = 0
+        self.restore = False
+
+
+_GC_PAUSE = _GcPause()
+
+
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """Pause the cycle collector while a bulk build or load allocates hundreds of thousands of objects.
+
+    None of them form cycles, yet the collector would walk them all repeatedly: about a quarter of
+    a Django-sized graph build, and over half of decoding its stored rows.
+    """
+    with _GC_PAUSE.lock:
+        if _GC_PAUSE.depth == 0:
+            _GC_PAUSE.restore = gc.isenabled()
+            gc.disable()
+        _GC_PAUSE.depth += 1
+    try:
+        yield
+    finally:
+        with _GC_PAUSE.lock:
+            _GC_PAUSE.depth -= 1
+            if _GC_PAUSE.depth == 0 and _GC_PAUSE.restore:
+                gc.enable()
+
+
+def _unindex(index: dict[str, set[str]], key: str, value: str) -> None:
+    values = index.get(key)
+    if values is not None:
+        values.discard(value)
+        if not values:
+            del index[key]
+
+
+def _keep_best(best: dict[K, Hit], key: K, hit: Hit) -> None:
+    current = best.get(key)
+    if current is None or hit.score > current.score:
+        best[key] = hit
+
+
+def _with_via(hit: Hit, via: tuple[str, ...]) -> Hit:
+    return Hit(hit.path, hit.span, hit.score, hit.symbol, hit.kind, hit.snippet, hit.language, via, hit.resolved)
+
+
+def _ranked(hits: Iterable[Hit], limit: int) -> list[Hit]:
+    return sorted(hits, key=lambda h: (-h.score, h.path, h.span))[:limit]

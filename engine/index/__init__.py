@@ -1,0 +1,1 @@
+"""What is on disk, as files, symbols, chunks, trigrams and words: discovery, parsing and storage."""

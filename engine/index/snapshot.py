@@ -1,0 +1,124 @@
+"""An immutable view of one workspace's index, which every search reads from start to finish.
+
+Writers (the indexer) build a new snapshot per applied change and swap it in; readers keep the one
+they started with, so a search never sees a half-applied update. Structures are shared between
+consecutive snapshots (copy-on-write), which keeps a one-file update cheap.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+from ..graph.graph import CodeGraph
+from ..model.records import Chunk, FileRecord, ParsedFile, Symbol
+from .discovery import UnreadableFile, read_file
+from .symbols import SymbolTable
+from .textsearch import SearchText
+from .trigram import TrigramIndex
+
+
+class ContentCache:
+    """File texts by path and digest, shared by snapshots; a stale entry is never served.
+
+    Next to each text it keeps the bytes the text matcher scans (`SearchText`), made on first use,
+    so a literal search over thousands of candidate files never re-encodes them.
+    """
+
+    def __init__(self) -> None:
+        self._texts: dict[str, tuple[str, str]] = {}
+        self._searchable: dict[str, tuple[str, SearchText]] = {}
+        self._lock = threading.Lock()
+
+    def put(self, path: str, digest: str, text: str) -> None:
+        with self._lock:
+            self._texts[path] = (digest, text)
+            self._searchable.pop(path, None)
+
+    def get(self, path: str, digest: str) -> str | None:
+        entry = self._texts.get(path)
+        return entry[1] if entry and entry[0] == digest else None
+
+    def searchable(self, path: str, digest: str) -> SearchText | None:
+        """The scan-ready bytes of the cached text of `path` at `digest`, or None when that text is not cached."""
+        entry = self._searchable.get(path)
+        if entry is not None and entry[0] == digest:
+            return entry[1]
+        text = self.get(path, digest)
+        if text is None:
+            return None
+        made = SearchText(text)
+        with self._lock:
+            if self.get(path, digest) is not None:
+                self._searchable[path] = (digest, made)
+        return made
+
+    def drop(self, path: str) -> None:
+        with self._lock:
+            self._texts.pop(path, None)
+            self._searchable.pop(path, None)
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """Files, postings, symbols and graph of one root, as of one generation."""
+
+    root: Path
+    generation: int
+    files: Mapping[str, FileRecord]
+    parsed: Mapping[str, ParsedFile]
+    packed: Mapping[str, bytes]
+    doc_ids: Mapping[str, int]
+    paths_by_id: Mapping[int, str]
+    trigrams: TrigramIndex
+    symbols: SymbolTable
+    graph: CodeGraph
+    buffers: Mapping[str, str]
+    contents: ContentCache
+    max_file_size: int
+    skipped: Mapping[str, str] = field(default_factory=dict)
+
+    def text(self, path: str) -> str | None:
+        """The text as the user sees it: the unsaved buffer if any, else the indexed file's content."""
+        if path in self.buffers:
+            return self.buffers[path]
+        record = self.files.get(path)
+        if record is None:
+            return None
+        cached = self.contents.get(path, record.digest)
+        if cached is not None:
+            return cached
+        try:
+            fresh, text = read_file(self.root, path, self.max_file_size)
+        except UnreadableFile:
+            return None
+        if fresh.digest != record.digest:
+            return None  # changed on disk since indexed; the next refresh re-indexes it
+        self.contents.put(path, fresh.digest, text)
+        return text
+
+    def line(self, path: str, line: int) -> str:
+        text = self.text(path) or ""
+        lines = text.split("\n")  # as tree-sitter counts lines: a form feed or U+2028 is no line break
+        return lines[line].rstrip("\r") if 0 <= line < len(lines) else ""
+
+    def symbol(self, path: str, qualified: str | None) -> Symbol | None:
+        parsed = self.parsed.get(path)
+        if parsed is None or qualified is None:
+            return None
+        return next((symbol for symbol in parsed.symbols if symbol.qualified == qualified), None)
+
+    @cached_property
+    def chunk_count(self) -> int:
+        """Counted once per snapshot: status is asked for on every editor notification."""
+        return sum(len(parsed.chunks) for parsed in self.parsed.values())
+
+    @cached_property
+    def symbol_count(self) -> int:
+        return len(self.symbols)
+
+    def chunks(self) -> list[Chunk]:
+        return [chunk for path in sorted(self.parsed) for chunk in self.parsed[path].chunks]

@@ -1,0 +1,755 @@
+"""The structural pass: what a file defines, what it uses and what it imports.
+
+A user who types `class Config` or `who calls load_settings` gets answers from here: every file
+in a grammar-backed language is parsed once with tree-sitter and queried with the grammar's own
+`tags.scm` plus Fourfold's queries in `engine/index/queries/<lang>.scm` (which fill the gaps the shipped
+tags leave: C# has none, Python has no methods' containers, Rust calls structs "class", …).
+The result is a `ParsedFile`: symbols with normalised kinds, containers, qualified names,
+signatures and docs; references (calls, plain uses, inheritance) with their enclosing definition;
+raw import specifiers normalised per language for the graph; and the file's retrieval chunks.
+
+It never raises on bad input: tree-sitter recovers from syntax errors, and columns are converted
+from tree-sitter's byte offsets to code points so that non-ASCII lines map correctly.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import tree_sitter as ts
+
+from ..model.languages import GRAMMARS, grammar, shipped_tags_query
+from ..model.records import ParsedFile, Reference, Span, Symbol
+from .chunks import make_chunks
+
+__all__ = ["KINDS", "parse_file"]
+
+# The one kind vocabulary every retriever, the LSP mapping and the kind filters share.
+KINDS = frozenset(
+    {
+        "function", "method", "class", "interface", "struct", "enum", "type", "constant",
+        "variable", "module", "field", "property", "trait", "namespace", "macro", "constructor",
+        "enum_member",
+    }
+)  # fmt: skip
+# Capture kinds some grammars' tags.scm use for what our vocabulary already names.
+KIND_ALIASES = {
+    "object": "class",
+    "protocol": "interface",
+    "union": "struct",
+    "mixin": "class",  # Dart
+    "extension": "class",  # Dart's named extensions
+    "enum_variant": "enum_member",  # OCaml
+    "operator": "function",  # OCaml
+}
+
+# Languages whose functions are written as several clauses (Haskell equations after a signature,
+# Elixir `def` heads per pattern): consecutive same-named definitions are one symbol spanning them all.
+CLAUSE_LANGUAGES = frozenset({"haskell", "elixir"})
+# Grammars that parse a function's body as the next sibling of its signature (Dart's top-level
+# functions and methods): the definition spans both.
+DETACHED_BODIES: dict[str, frozenset[str]] = {"dart": frozenset({"function_body"})}
+
+# A function directly inside one of these is a method.
+CLASS_LIKE = frozenset({"class", "struct", "interface", "trait", "enum", "impl"})
+# Ruby mixes module methods into classes, so there a module makes its functions methods too.
+CLASS_LIKE_EXTRA: dict[str, frozenset[str]] = {"ruby": frozenset({"module"})}
+
+# Languages whose tags call every top-level assignment a constant; there only SHOUTING names are.
+LOOSE_CONSTANT_LANGUAGES = frozenset({"python", "javascript", "typescript", "tsx"})
+
+# Reference capture suffix -> Reference.kind. Anything else is a plain "reference".
+REFERENCE_KINDS = {"call": "call", "inherit": "inherit"}
+# When two patterns capture the same name node, the more specific reading wins.
+REFERENCE_PRIORITY = {"inherit": 0, "call": 1, "reference": 2}
+
+# Names a grammar tags as references that are the language's own (Go tags every type name, and
+# `string` or `error` would otherwise become the most referenced "symbols" of any Go repository).
+IGNORED_REFERENCES: dict[str, frozenset[str]] = {
+    # Elixir's definition and control forms are calls in its grammar.
+    "elixir": frozenset(
+        {
+            "def", "defp", "defmacro", "defmacrop", "defguard", "defguardp", "defdelegate", "defmodule",
+            "defprotocol", "defimpl", "defstruct", "defexception", "defoverridable", "alias", "import",
+            "require", "use", "case", "cond", "if", "unless", "for", "with", "try", "receive", "raise",
+            "quote", "unquote", "fn", "doc", "moduledoc", "typedoc", "spec", "type", "impl", "callback",
+        }
+    ),
+    # Shell builtins and the commands every script runs: calls, but not to anything the workspace defines.
+    "bash": frozenset(
+        {
+            "echo", "printf", "command", "local", "export", "return", "exit", "test", "[", "[[", "cd",
+            "set", "unset", "shift", "eval", "exec", "read", "true", "false", "source", ".", "\\.",
+            "type", "shopt", "trap", "wait", "alias", "declare", "readonly", "grep", "sed", "awk",
+            "cat", "rm", "mkdir", "ls", "tr", "head", "tail", "cut", "sort", "xargs", "basename", "dirname",
+        }
+    ),
+    "go": frozenset(
+        {
+            "any",
+            "bool",
+            "byte",
+            "comparable",
+            "complex64",
+            "complex128",
+            "error",
+            "float32",
+            "float64",
+            "int",
+            "int8",
+            "int16",
+            "int32",
+            "int64",
+            "rune",
+            "string",
+            "uint",
+            "uint8",
+            "uint16",
+            "uint32",
+            "uint64",
+            "uintptr",
+        }
+    ),
+}
+
+# TypeScript's tags.scm is written as an addition to JavaScript's (tree-sitter's own config
+# inherits it), so both are loaded for TS and TSX.
+INHERITED_TAGS = {"typescript": ("javascript",), "tsx": ("javascript",)}
+# TSX is TypeScript with JSX: it reads TypeScript's own queries rather than a copy of them.
+OWN_QUERIES = {"tsx": "typescript"}
+
+# A capture on a small node stands for a larger definition: the declarator of a C function is
+# lifted to the function (or prototype), a JS declarator to its `const` statement, a Go type_spec
+# to its `type` statement. Value: (ancestor types to stop at, intermediate types allowed, required).
+LIFTS: dict[str, tuple[frozenset[str], frozenset[str], bool]] = {
+    "function_declarator": (
+        frozenset({"function_definition", "declaration", "field_declaration"}),
+        frozenset({"pointer_declarator", "reference_declarator", "parenthesized_declarator"}),
+        True,
+    ),
+    "variable_declarator": (frozenset({"lexical_declaration", "variable_declaration"}), frozenset(), False),
+    "type_spec": (frozenset({"type_declaration"}), frozenset(), False),
+}
+# Nodes that wrap a definition without changing it; the span and the doc comment start there.
+WRAPPERS = frozenset({"decorated_definition", "export_statement", "template_declaration"})
+
+COMMENT_TYPES = frozenset(
+    {"comment", "line_comment", "block_comment", "multiline_comment", "haddock", "documentation_comment"}
+)
+COMMENT_MARKERS = re.compile(r"^\s*(?:/\*+|\*+/|\*|///?!?|//|#+|-{2,}(?:\s*\|)?)\s?|\s*\*+/\s*$")
+SIGNATURE_MAX_CHARS = 200
+SIGNATURE_MAX_LINES = 8
+DOC_MAX_CHARS = 500
+
+QUERY_FOLDER = Path(__file__).parent / "queries"
+
+_parsers = threading.local()
+
+
+@dataclass
+class _Scope:
+    """A definition (or a container-only node such as a Rust impl) while the file is walked."""
+
+    node: ts.Node
+    outer: ts.Node
+    name_node: ts.Node
+    name: str
+    kind: str
+    pattern: int
+    receiver: str | None = None
+    symbol: bool = True
+    container: str | None = None
+    qualified: str = ""
+    # The last clause of a definition written in several (CLAUSE_LANGUAGES), or a body the grammar puts
+    # beside its signature (DETACHED_BODIES): its end ends the definition.
+    last: ts.Node | None = None
+
+    @property
+    def end_byte(self) -> int:
+        return (self.last or self.outer).end_byte
+
+
+@dataclass(frozen=True)
+class _RawReference:
+    name_node: ts.Node
+    kind: str
+
+
+class _Columns:
+    """Converts tree-sitter's byte columns to code-point columns (identity for ASCII files)."""
+
+    def __init__(self, text: str, data: bytes) -> None:
+        self._ascii = text.isascii()
+        self._lines = data.split(b"\n") if not self._ascii else []
+
+    def column(self, row: int, byte_column: int) -> int:
+        if self._ascii or byte_column == 0 or row >= len(self._lines):
+            return byte_column
+        return len(self._lines[row][:byte_column].decode("utf-8", "replace"))
+
+    def span(self, node: ts.Node) -> Span:
+        start, end = node.start_point, node.end_point
+        start_column = self.column(start.row, start.column)
+        return Span(start.row, start_column, end.row, self.column(end.row, end.column))
+
+    def definition_span(self, node: ts.Node, data: bytes) -> Span:
+        """Like `span`, but a node that swallows its final newline (C `#define`) ends on its last line."""
+        end = node.end_point
+        if end.column != 0 or end.row == node.start_point.row:
+            return self.span(node)
+        last_line_end = node.end_byte - 1
+        last_line_start = data.rfind(b"\n", 0, last_line_end) + 1
+        width = self.column(end.row - 1, last_line_end - last_line_start)
+        start = node.start_point
+        return Span(start.row, self.column(start.row, start.column), end.row - 1, width)
+
+
+def parse_file(path: str, text: str, language: str | None) -> ParsedFile:
+    """Symbols, references, imports and chunks of one file; chunks only without a grammar."""
+    if language not in GRAMMARS:
+        return ParsedFile(chunks=make_chunks(path, text, language, ()))
+    data = text.encode("utf-8", "surrogatepass")
+    tree = _parser(language).parse(data)
+    if language in ITEM_MACRO_LANGUAGES:
+        data, tree = _with_item_macros_opened(language, data, tree)
+    scopes, references, import_nodes = _collect(language, tree.root_node)
+    _nest(scopes, language)
+    columns = _Columns(text, data)
+    symbols = tuple(_symbol(scope, path, language, data, columns) for scope in scopes if scope.symbol)
+    parsed_references = _references(references, scopes, path, columns)
+    imports = _imports(language, import_nodes)
+    chunks = make_chunks(path, text, language, symbols)
+    return ParsedFile(symbols=symbols, references=parsed_references, imports=imports, chunks=chunks)
+
+
+# Languages whose code wraps definitions in macro calls that the grammar leaves as unparsed token trees:
+# tokio writes `cfg_rt! { pub struct LocalSet { … } }` some 300 times, so `LocalSet` had no definition.
+ITEM_MACRO_LANGUAGES = frozenset({"rust"})
+_ITEM_PARENTS = frozenset({"source_file", "declaration_list"})
+
+
+def _with_item_macros_opened(language: str, data: bytes, tree: ts.Tree) -> tuple[bytes, ts.Tree]:
+    """The file re-parsed with each item-position `name! { … }` call's head and braces blanked to
+    spaces, so the definitions inside parse as items at their own bytes, lines and columns. Kept
+    only when that parse is as clean as the first (a macro whose body is not items stays a call)."""
+    opened = bytearray(data)
+    changed = False
+    for node in tree.root_node.children if tree.root_node.type in _ITEM_PARENTS else ():
+        for call in _item_macro_calls(node):
+            body = call.children[-1]
+            if body.type != "token_tree" or not body.text or not body.text.startswith(b"{"):
+                continue
+            opened[call.start_byte:body.start_byte + 1] = b" " * (body.start_byte + 1 - call.start_byte)
+            opened[body.end_byte - 1:call.end_byte] = b" " * (call.end_byte - body.end_byte + 1)
+            changed = True
+    if not changed:
+        return data, tree
+    reparsed = _parser(language).parse(bytes(opened))
+    if reparsed.root_node.has_error and not tree.root_node.has_error:
+        return data, tree
+    return bytes(opened), reparsed
+
+
+def _item_macro_calls(node: ts.Node) -> Iterable[ts.Node]:
+    """Macro calls in item position at `node`: itself, or inside a module or impl body it opens."""
+    if node.type == "macro_invocation":
+        yield node
+        return
+    for child in node.children:
+        if child.type in _ITEM_PARENTS:
+            for item in child.children:
+                yield from _item_macro_calls(item)
+
+
+def _parser(language: str) -> ts.Parser:
+    """One parser per thread and language: parsers are reusable but not thread-safe."""
+    cached: dict[str, ts.Parser] | None = getattr(_parsers, "by_language", None)
+    if cached is None:
+        cached = {}
+        _parsers.by_language = cached
+    if language not in cached:
+        cached[language] = ts.Parser(grammar(language))
+    return cached[language]
+
+
+@cache
+def _query(language: str) -> ts.Query:
+    """Fourfold's patterns first (they win ties on the same node), then the shipped tags."""
+    own = QUERY_FOLDER / f"{OWN_QUERIES.get(language, language)}.scm"
+    parts = [own.read_text(encoding="utf-8") if own.is_file() else ""]
+    parts.append(shipped_tags_query(language))
+    parts.extend(shipped_tags_query(parent) for parent in INHERITED_TAGS.get(language, ()))
+    query = ts.Query(grammar(language), "\n".join(parts))
+    for index in range(query.pattern_count):
+        # `(#is-not? local)` needs scope tracking we don't do; unfiltered it makes every Ruby
+        # identifier a call.
+        if "local" in query.pattern_assertions(index):
+            query.disable_pattern(index)
+    return query
+
+
+def _collect(language: str, root: ts.Node) -> tuple[list[_Scope], list[_RawReference], list[ts.Node]]:
+    """One query pass: definitions (deduplicated per node), references and import nodes."""
+    scopes: dict[int, _Scope] = {}
+    references: dict[int, _RawReference] = {}
+    imports: list[ts.Node] = []
+    for pattern, captures in ts.QueryCursor(_query(language)).matches(root):
+        imports.extend(captures.get("import", ()))
+        names = captures.get("name")
+        if not names:
+            continue
+        for capture, nodes in captures.items():
+            if capture.startswith(("definition.", "container.")):
+                receivers = captures.get("receiver") or captures.get("local.scope")
+                _add_scope(scopes, pattern, capture, nodes[0], names[0], receivers, language)
+            elif capture.startswith("reference."):
+                _add_reference(references, capture, names[0])
+    definition_names = {scope.name_node.id for scope in scopes.values()}
+    ignored = IGNORED_REFERENCES.get(language, frozenset())
+    kept = [
+        ref
+        for ref in references.values()
+        if ref.name_node.id not in definition_names and _text(ref.name_node) not in ignored
+    ]
+    ordered = sorted(scopes.values(), key=lambda s: (s.outer.start_byte, -s.end_byte, s.pattern))
+    return ordered, kept, imports
+
+
+def _add_scope(
+    scopes: dict[int, _Scope],
+    pattern: int,
+    capture: str,
+    node: ts.Node,
+    name_node: ts.Node,
+    receivers: list[ts.Node] | None,
+    language: str,
+) -> None:
+    core = _lift(node)
+    if core is None:
+        return
+    existing = scopes.get(core.id)
+    if existing is not None and existing.pattern <= pattern:
+        return
+    section, _, raw_kind = capture.partition(".")
+    outer = _outer(core)
+    body = outer.next_named_sibling
+    detached = body if body is not None and body.type in DETACHED_BODIES.get(language, ()) else None
+    scopes[core.id] = _Scope(
+        node=core,
+        outer=outer,
+        name_node=name_node,
+        name=_text(name_node),
+        kind=_kind(raw_kind, _text(name_node), language),
+        pattern=pattern,
+        receiver=_text(receivers[0]) if receivers else None,
+        symbol=section == "definition",
+        last=detached,
+    )
+
+
+def _add_reference(references: dict[int, _RawReference], capture: str, name_node: ts.Node) -> None:
+    kind = REFERENCE_KINDS.get(capture.partition(".")[2], "reference")
+    existing = references.get(name_node.id)
+    if existing is None or REFERENCE_PRIORITY[kind] < REFERENCE_PRIORITY[existing.kind]:
+        references[name_node.id] = _RawReference(name_node, kind)
+
+
+def _kind(raw_kind: str, name: str, language: str) -> str:
+    raw_kind = KIND_ALIASES.get(raw_kind, raw_kind)
+    kind = raw_kind if raw_kind in KINDS or raw_kind == "impl" else "variable"
+    if kind == "constant" and language in LOOSE_CONSTANT_LANGUAGES and name != name.upper():
+        return "variable"
+    return kind
+
+
+def _lift(node: ts.Node) -> ts.Node | None:
+    """The node that stands for the whole definition (see LIFTS); None for a stray declarator."""
+    rule = LIFTS.get(node.type)
+    if rule is None:
+        return node
+    targets, passable, required = rule
+    current = node.parent
+    while current is not None and current.type in passable:
+        current = current.parent
+    if current is not None and current.type in targets and (required or current.named_child_count <= 2):
+        return current
+    return None if required else node
+
+
+def _outer(node: ts.Node) -> ts.Node:
+    outer = node
+    while outer.parent is not None and outer.parent.type in WRAPPERS:
+        outer = outer.parent
+    return outer
+
+
+def _nest(scopes: list[_Scope], language: str) -> None:
+    """Containers, qualified names and method kinds, from how definitions nest in the tree."""
+    class_like = CLASS_LIKE | CLASS_LIKE_EXTRA.get(language, frozenset())
+    clauses = language in CLAUSE_LANGUAGES
+    stack: list[_Scope] = []
+    previous: dict[int, _Scope] = {}  # per parent (by node id, 0 at top level): the last sibling seen
+    for scope in scopes:
+        while stack and stack[-1].end_byte <= scope.outer.start_byte:
+            stack.pop()
+        parent = stack[-1] if stack else None
+        if parent is not None and _restates(parent, scope):
+            scope.symbol = False  # `app.set = function set() {…}` is one definition, not `set` and `set.set`
+            continue
+        sibling = previous.get(parent.node.id if parent is not None else 0)
+        if clauses and sibling is not None and sibling.symbol and (sibling.name, sibling.kind) == (
+            scope.name,
+            scope.kind,
+        ):
+            sibling.last = scope.outer  # another clause of the same function: one symbol spans them
+            scope.symbol = False
+            scope.qualified = sibling.qualified
+            scope.container = sibling.container
+            continue
+        previous[parent.node.id if parent is not None else 0] = scope
+        prefix = parent.qualified if parent else ""
+        if scope.receiver:
+            scope.container = scope.receiver
+            prefix = f"{prefix}.{scope.receiver}" if prefix else scope.receiver
+        elif parent is not None:
+            scope.container = parent.name
+        scope.qualified = f"{prefix}.{scope.name}" if prefix else scope.name
+        if scope.kind in ("function", "method"):
+            is_member = scope.receiver is not None or (parent is not None and parent.kind in class_like)
+            scope.kind = "method" if is_member else "function"
+        stack.append(scope)
+
+
+def _restates(parent: _Scope, scope: _Scope) -> bool:
+    """Whether `scope` is its parent again: the same name, declared on the parent's first line (a named
+    function expression assigned to a property or variable of that name)."""
+    return parent.symbol and parent.name == scope.name and parent.outer.start_point.row == scope.outer.start_point.row
+
+
+def _symbol(scope: _Scope, path: str, language: str, data: bytes, columns: _Columns) -> Symbol:
+    span = columns.definition_span(scope.outer, data)
+    if scope.last is not None:
+        end = columns.definition_span(scope.last, data)
+        span = Span(span.start_line, span.start_col, end.end_line, end.end_col)
+    return Symbol(
+        name=scope.name,
+        kind=scope.kind,
+        path=path,
+        span=span,
+        name_span=columns.span(scope.name_node),
+        container=scope.container,
+        qualified=scope.qualified,
+        signature=_signature(scope.outer, data),
+        doc=_doc(scope, language, data),
+        language=language,
+    )
+
+
+def _signature(outer: ts.Node, data: bytes) -> str:
+    """The definition's header: from its first keyword up to its body, on one line."""
+    node = outer.child_by_field_name("definition") if outer.type == "decorated_definition" else outer
+    node = node or outer
+    body = _body(node)
+    if body is not None and body.start_byte > node.start_byte:
+        header = data[node.start_byte : body.start_byte]
+    else:
+        line_end = data.find(b"\n", node.start_byte, node.end_byte)
+        header = data[node.start_byte : line_end if line_end >= 0 else node.end_byte]
+    lines = header.decode("utf-8", "replace").split("\n")[:SIGNATURE_MAX_LINES]
+    signature = " ".join(" ".join(lines).split()).rstrip("{:").rstrip()
+    return signature[:SIGNATURE_MAX_CHARS]
+
+
+def _body(node: ts.Node) -> ts.Node | None:
+    if node.type == "template_declaration" and node.named_child_count:
+        node = node.named_children[-1]  # `template <…>` then the function or class it makes
+    body = node.child_by_field_name("body")
+    if body is None:
+        declaration = node.child_by_field_name("declaration")
+        body = declaration.child_by_field_name("body") if declaration is not None else None
+    return body
+
+
+def _doc(scope: _Scope, language: str, data: bytes) -> str:
+    """Python docstring if there is one, else the comment block right above the definition."""
+    if language == "python":
+        docstring = _docstring(scope.node)
+        if docstring:
+            return docstring[:DOC_MAX_CHARS]
+    if language == "elixir":
+        attribute = _elixir_doc(scope.outer)
+        if attribute:
+            return attribute[:DOC_MAX_CHARS]
+    return _leading_comment(scope.outer, data)[:DOC_MAX_CHARS]
+
+
+# Elixir documents with attributes, not comments: `@doc` above a function, `@moduledoc` first in a module.
+ELIXIR_DOC_ATTRIBUTES = frozenset({"doc", "typedoc", "moduledoc"})
+
+
+def _elixir_doc(outer: ts.Node) -> str:
+    """The string of the `@doc` just above a definition (past `@spec` and other attributes), or of the
+    module's `@moduledoc`."""
+    blocks = [child for child in outer.named_children if child.type == "do_block"]
+    candidates = blocks[0].named_children[:3] if blocks else []
+    sibling = outer.prev_named_sibling
+    while sibling is not None and sibling.type in ("unary_operator", "comment"):
+        candidates.append(sibling)
+        sibling = sibling.prev_named_sibling
+    for node in candidates:
+        operand = node.child_by_field_name("operand") if node.type == "unary_operator" else None
+        target = operand.child_by_field_name("target") if operand is not None else None
+        if operand is None or target is None or _text(target) not in ELIXIR_DOC_ATTRIBUTES:
+            continue
+        if (_text(target) == "moduledoc") != bool(blocks):
+            continue
+        strings = [arg for child in operand.named_children if child.type == "arguments"
+                   for arg in child.named_children if arg.type in ("string", "sigil")]
+        if strings:
+            content = b"".join(_text_bytes(part) for part in strings[0].named_children if part.type == "quoted_content")
+            return inspect.cleandoc(content.decode("utf-8", "replace"))
+    return ""
+
+
+def _docstring(node: ts.Node) -> str:
+    body = node.child_by_field_name("body")
+    first = body.named_children[0] if body is not None and body.named_child_count else None
+    if first is None or first.type != "expression_statement" or not first.named_child_count:
+        return ""
+    string = first.named_children[0]
+    if string.type != "string":
+        return ""
+    content = b"".join(_text_bytes(part) for part in string.named_children if part.type == "string_content")
+    return inspect.cleandoc(content.decode("utf-8", "replace"))
+
+
+def _leading_comment(outer: ts.Node, data: bytes) -> str:
+    comments: list[ts.Node] = []
+    below = outer
+    candidate = outer.prev_named_sibling
+    while (
+        candidate is not None
+        and candidate.type in COMMENT_TYPES
+        and candidate.end_point.row >= below.start_point.row - 1
+        and _starts_line(candidate, data)
+    ):
+        comments.append(candidate)
+        below = candidate
+        candidate = candidate.prev_named_sibling
+    lines: list[str] = []
+    for comment in reversed(comments):
+        for line in _text(comment).split("\n"):
+            lines.append(COMMENT_MARKERS.sub("", line).rstrip())
+    return "\n".join(lines).strip()
+
+
+def _starts_line(node: ts.Node, data: bytes) -> bool:
+    """A comment trailing code on its line documents that code, not the next definition."""
+    line_start = node.start_byte - node.start_point.column
+    return not data[line_start : node.start_byte].strip()
+
+
+def _references(
+    raw: list[_RawReference], scopes: list[_Scope], path: str, columns: _Columns
+) -> tuple[Reference, ...]:
+    """References with the qualified name of their innermost enclosing definition (one sweep)."""
+    ordered = sorted(raw, key=lambda ref: ref.name_node.start_byte)
+    stack: list[_Scope] = []
+    position = 0
+    result: list[Reference] = []
+    for ref in ordered:
+        start = ref.name_node.start_byte
+        while position < len(scopes) and scopes[position].outer.start_byte <= start:
+            while stack and stack[-1].end_byte <= scopes[position].outer.start_byte:
+                stack.pop()
+            stack.append(scopes[position])
+            position += 1
+        while stack and stack[-1].end_byte <= start:
+            stack.pop()
+        enclosing = stack[-1].qualified if stack else None
+        result.append(Reference(_text(ref.name_node), ref.kind, path, columns.span(ref.name_node), enclosing))
+    return tuple(result)
+
+
+def _imports(language: str, nodes: list[ts.Node]) -> tuple[str, ...]:
+    normalise = IMPORT_NORMALISERS.get(language, _string_import)
+    found: list[str] = []
+    for node in sorted(nodes, key=lambda n: n.start_byte):
+        found.extend(spec for spec in normalise(node) if spec)
+    return tuple(dict.fromkeys(found))
+
+
+def _text_bytes(node: ts.Node) -> bytes:
+    return node.text or b""
+
+
+def _text(node: ts.Node) -> str:
+    return _text_bytes(node).decode("utf-8", "replace")
+
+
+def _unquote(text: str) -> str:
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'`":
+        return text[1:-1]
+    return text
+
+
+def _string_import(node: ts.Node) -> Iterable[str]:
+    """JS/TS/Go/C/C++ import strings; `<stdio.h>` keeps its brackets to say "system header"."""
+    yield _unquote(_text(node))
+
+
+def _python_import(node: ts.Node) -> Iterable[str]:
+    names = [_dotted(child) for child in node.children_by_field_name("name")]
+    if node.type == "import_statement":
+        yield from names
+        return
+    module_node = node.child_by_field_name("module_name")
+    module = _text(module_node) if module_node is not None else ""
+    if not names:  # `from a import *`: the module itself is what is imported
+        yield module
+        return
+    separator = "" if module.endswith(".") else "."
+    yield from (f"{module}{separator}{name}" for name in names)
+
+
+def _dotted(node: ts.Node) -> str:
+    if node.type == "aliased_import":
+        name = node.child_by_field_name("name")
+        return _text(name) if name is not None else ""
+    return _text(node)
+
+
+def _rust_import(node: ts.Node) -> Iterable[str]:
+    if node.parent is not None and node.parent.type == "mod_item":
+        yield f"mod:{_text(node)}"
+        return
+    yield from _rust_use_tree(node, "")
+
+
+def _rust_use_tree(node: ts.Node, prefix: str) -> Iterable[str]:
+    """Expands `a::{b, c::{d}}` into full paths; `self` in a list means the prefix itself."""
+
+    def join(tail: str) -> str:
+        return f"{prefix}::{tail}" if prefix and tail else prefix or tail
+
+    if node.type == "use_as_clause":
+        path = node.child_by_field_name("path")
+        if path is not None:
+            yield join(_text(path))
+    elif node.type == "scoped_use_list":
+        path = node.child_by_field_name("path")
+        inner = join(_text(path)) if path is not None else prefix
+        listed = node.child_by_field_name("list")
+        if listed is not None:
+            yield from _rust_use_tree(listed, inner)
+    elif node.type == "use_list":
+        for child in node.named_children:
+            yield from _rust_use_tree(child, prefix)
+    elif node.type == "use_wildcard":
+        yield from (join(_text(child)) for child in node.named_children[:1])
+        if not node.named_children:
+            yield prefix
+    elif node.type == "self":
+        yield prefix
+    else:
+        yield join(_text(node))
+
+
+def _java_import(node: ts.Node) -> Iterable[str]:
+    yield from (
+        _text(child) for child in node.named_children if child.type in ("scoped_identifier", "identifier")
+    )
+
+
+def _csharp_import(node: ts.Node) -> Iterable[str]:
+    names = [child for child in node.named_children if child.type != "comment"]
+    if names:
+        yield _text(names[-1])
+
+
+def _ruby_import(node: ts.Node) -> Iterable[str]:
+    spec = _unquote(_text(node))
+    call = node.parent.parent if node.parent is not None else None
+    method = call.child_by_field_name("method") if call is not None else None
+    if method is not None and _text(method) == "require_relative" and not spec.startswith("."):
+        spec = f"./{spec}"
+    yield spec
+
+
+def _php_import(node: ts.Node) -> Iterable[str]:
+    if node.type in ("string", "encapsed_string"):
+        yield _unquote(_text(node))
+        return
+    if node.type != "namespace_use_declaration":
+        return
+    group = node.child_by_field_name("body")
+    if group is None:
+        for clause in node.named_children:
+            if clause.type == "namespace_use_clause" and clause.named_child_count:
+                yield _text(clause.named_children[0]).lstrip("\\")
+        return
+    prefixes = [child for child in node.named_children if child.type == "namespace_name"]
+    prefix = _text(prefixes[0]).lstrip("\\") if prefixes else ""
+    for clause in group.named_children:
+        if clause.type == "namespace_use_clause" and clause.named_child_count:
+            name = _text(clause.named_children[0])
+            yield f"{prefix}\\{name}" if prefix else name
+
+
+def _scala_import(node: ts.Node) -> Iterable[str]:
+    """`import a.b.{C, D => E}` -> `a.b.C`, `a.b.D`; `import a.b._` -> `a.b`."""
+    path = ".".join(_text(child) for child in node.children_by_field_name("path") if child.is_named)
+    selectors = [child for child in node.named_children if child.type == "namespace_selectors"]
+    if not selectors:
+        yield path
+        return
+    for selector in selectors[0].named_children:
+        name = selector.named_children[0] if selector.type == "arrow_renamed_identifier" else selector
+        if name.type == "identifier":
+            yield f"{path}.{_text(name)}"
+
+
+def _elixir_import(node: ts.Node) -> Iterable[str]:
+    """`alias A.B` -> `A.B`; `alias A.{B, C}` -> `A.B`, `A.C`."""
+    if node.type == "alias":
+        yield _text(node)
+        return
+    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    if left is None or right is None or right.type != "tuple":
+        return
+    prefix = _text(left)
+    yield from (f"{prefix}.{_text(item)}" for item in right.named_children if item.type == "alias")
+
+
+def _shell_import(node: ts.Node) -> Iterable[str]:
+    """`. "$NVM_DIR/nvm.sh"` -> `nvm.sh`: a leading variable is where the script was installed."""
+    spec = _unquote(_text(node))
+    if spec.startswith("$"):
+        spec = spec.split("/", 1)[1] if "/" in spec else ""
+    yield spec
+
+
+def _ocaml_import(node: ts.Node) -> Iterable[str]:
+    """`open Foo.Bar` and `module M = Foo.Bar` depend on the compilation unit Foo (`foo.ml`)."""
+    yield _text(node).split(".", 1)[0].strip()
+
+
+IMPORT_NORMALISERS: dict[str, Callable[[ts.Node], Iterable[str]]] = {
+    "python": _python_import,
+    "rust": _rust_import,
+    "java": _java_import,
+    "csharp": _csharp_import,
+    "ruby": _ruby_import,
+    "php": _php_import,
+    "scala": _scala_import,
+    "elixir": _elixir_import,
+    "bash": _shell_import,
+    "powershell": _shell_import,
+    "ocaml": _ocaml_import,
+}

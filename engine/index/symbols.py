@@ -1,0 +1,329 @@
+"""Symbol search: what answers `workspace/symbol` and `class Config` on every keystroke.
+
+A user typing in VS Code's Ctrl+T or Neovim's workspace-symbol picker expects the exact name
+first, then the same name in another case or spelling (`parseConfig` == `parse_config`), then
+names starting with what was typed, then loose matches (`pcfg` -> `parse_config`), classes and
+functions before variables. `Config.load` and `pkg.mod.func` narrow by container or module path.
+
+The table is immutable and replaced on every file update. To keep that cheap, a table is a large
+indexed *base* plus a small *overlay* of recently changed files; the overlay is folded into a new
+base once it grows. Each part precomputes lowercase names, word keys, a sorted name list for
+prefixes and per-name character masks, so a search touches a few dict lookups, a bisect and a
+vectorised prefilter rather than every symbol.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from types import MappingProxyType
+
+import numpy as np
+
+from ..model.profiles import CALLABLE_KINDS, SYMBOL_TIERS, TYPE_KINDS
+from ..model.records import Symbol
+
+__all__ = ["SymbolMatch", "SymbolTable", "parse_symbol_query"]
+
+
+# Within a tier: definitions users navigate to come before the values they hold.
+KIND_RANK = {
+    **dict.fromkeys(TYPE_KINDS | CALLABLE_KINDS - {"macro"}, 0),
+    "namespace": 1, "module": 1, "macro": 1, "property": 2, "field": 2, "constant": 2, "variable": 3,
+}  # fmt: skip
+DEFAULT_KIND_RANK = 3
+
+# Leading words of a query that name a kind rather than a symbol (`def load`, `class Config`).
+KIND_WORDS: dict[str, frozenset[str]] = {
+    "def": frozenset({"function", "method"}),
+    "func": frozenset({"function", "method"}),
+    "function": frozenset({"function", "method"}),
+    "fn": frozenset({"function", "method"}),
+    "method": frozenset({"method"}),
+    "class": frozenset({"class"}),
+    "interface": frozenset({"interface"}),
+    "struct": frozenset({"struct"}),
+    "type": TYPE_KINDS,
+    "enum": frozenset({"enum"}),
+    "trait": frozenset({"trait"}),
+    "const": frozenset({"constant"}),
+    "var": frozenset({"variable"}),
+}
+
+# An overlay larger than this is folded into a fresh base on the next update.
+OVERLAY_MAX_SYMBOLS = 2000
+# Fuzzy matching scores at most this many prefiltered candidates, best-ranked first; beyond that
+# a query is too loose for the order among its matches to mean much.
+FUZZY_MAX_CANDIDATES = 1000
+
+QUALIFIER_SEPARATORS = re.compile(r"::|#|->|\\")
+WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+MASK_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789_$"
+
+
+@dataclass(frozen=True)
+class SymbolMatch:
+    """One symbol search result; `tier` says why it matched (exact, case, words, prefix, fuzzy)."""
+
+    symbol: Symbol
+    score: float
+    tier: str
+
+
+@dataclass(frozen=True)
+class _Query:
+    name: str
+    qualifiers: tuple[str, ...]
+    kinds: frozenset[str] | None
+
+
+def parse_symbol_query(text: str) -> tuple[str, frozenset[str] | None]:
+    """Strips a leading kind word (`class Config` -> ("Config", {"class"})); keeps a lone one."""
+    parts = text.strip().split(None, 1)
+    if len(parts) == 2 and parts[0].lower() in KIND_WORDS:
+        return parts[1].strip(), KIND_WORDS[parts[0].lower()]
+    return text.strip(), None
+
+
+def word_key(name: str) -> str:
+    """The spelling-independent key: `parseConfig`, `parse_config`, `ParseConfig` -> "parse_config"."""
+    return "_".join(word.lower() for word in WORD.findall(name))
+
+
+class SymbolTable:
+    """An immutable, searchable set of symbols, grouped by file for cheap per-file replacement."""
+
+    def __init__(self, symbols: Iterable[Symbol] = ()) -> None:
+        by_path: dict[str, list[Symbol]] = {}
+        for symbol in symbols:
+            by_path.setdefault(symbol.path, []).append(symbol)
+        self._files = MappingProxyType({path: tuple(found) for path, found in by_path.items()})
+        self._base = _Index(tuple(s for found in self._files.values() for s in found))
+        self._overlay_paths: frozenset[str] = frozenset()
+
+    @classmethod
+    def _derive(
+        cls, files: dict[str, tuple[Symbol, ...]], base: _Index, overlay_paths: frozenset[str]
+    ) -> SymbolTable:
+        table = cls.__new__(cls)
+        table._files = MappingProxyType(files)
+        table._base = base
+        table._overlay_paths = overlay_paths
+        overlay_size = sum(len(files.get(path, ())) for path in overlay_paths)
+        if overlay_size > OVERLAY_MAX_SYMBOLS:
+            table._base = _Index(tuple(s for found in files.values() for s in found))
+            table._overlay_paths = frozenset()
+        return table
+
+    def with_file(self, path: str, symbols: Iterable[Symbol]) -> SymbolTable:
+        """A new table where `path` holds exactly `symbols` (this one is unchanged)."""
+        files = dict(self._files)
+        found = tuple(symbols)
+        if found:
+            files[path] = found
+        else:
+            files.pop(path, None)
+        return SymbolTable._derive(files, self._base, self._overlay_paths | {path})
+
+    def without_file(self, path: str) -> SymbolTable:
+        return self.with_file(path, ())
+
+    def __len__(self) -> int:
+        return sum(len(found) for found in self._files.values())
+
+    def all(self) -> Iterator[Symbol]:
+        for found in self._files.values():
+            yield from found
+
+    def definitions(self, name: str) -> list[Symbol]:
+        """Every symbol called exactly `name`, best-ranked first."""
+        return [match.symbol for match in self._ranked(_Query(name, (), None), tiers=("exact",), limit=None)]
+
+    def search(self, query: str, kinds: frozenset[str] | None = None, limit: int = 50) -> list[SymbolMatch]:
+        """Ranked matches by tier: exact > case-insensitive > same words > prefix > fuzzy."""
+        text = query.strip()
+        if not text or limit <= 0:
+            return []
+        parts = [part for part in QUALIFIER_SEPARATORS.sub(".", text).split(".") if part]
+        if not parts:
+            return []
+        parsed = _Query(parts[-1], tuple(parts[:-1]), kinds)
+        return self._ranked(parsed, tiers=tuple(SYMBOL_TIERS), limit=limit)
+
+    @cached_property
+    def _overlay(self) -> _Index:
+        return _Index(tuple(s for path in sorted(self._overlay_paths) for s in self._files.get(path, ())))
+
+    def _ranked(self, query: _Query, tiers: Sequence[str], limit: int | None) -> list[SymbolMatch]:
+        found: list[tuple[tuple[float, tuple[object, ...]], SymbolMatch]] = []
+        for index, hidden in ((self._base, self._overlay_paths), (self._overlay, frozenset[str]())):
+            if not len(index):
+                continue
+            for match in index.search(query, tiers, limit, hidden):
+                found.append(((-match.score, _rank_key(match.symbol)), match))
+        found.sort(key=lambda pair: pair[0])
+        return [match for _, match in found[:limit]]
+
+
+def _rank_key(symbol: Symbol) -> tuple[object, ...]:
+    return (
+        KIND_RANK.get(symbol.kind, DEFAULT_KIND_RANK),
+        len(symbol.name),
+        len(symbol.path),
+        symbol.path,
+        symbol.span.start_line,
+        symbol.name,
+        symbol.qualified,
+    )
+
+
+def _mask(text: str) -> int:
+    mask = 0
+    for char in set(text.lower()):
+        position = MASK_ALPHABET.find(char)
+        mask |= 1 << (position if position >= 0 else len(MASK_ALPHABET))
+    return mask
+
+
+class _Index:
+    """Symbols in rank order with lookups for every tier; positions double as within-tier rank."""
+
+    def __init__(self, symbols: tuple[Symbol, ...]) -> None:
+        self.symbols = tuple(sorted(symbols, key=_rank_key))
+        self.exact: dict[str, list[int]] = {}
+        self.lower: dict[str, list[int]] = {}
+        self.words: dict[str, list[int]] = {}
+        for position, symbol in enumerate(self.symbols):
+            self.exact.setdefault(symbol.name, []).append(position)
+            self.lower.setdefault(symbol.name.lower(), []).append(position)
+            self.words.setdefault(word_key(symbol.name), []).append(position)
+        self.lower_names = [symbol.name.lower() for symbol in self.symbols]
+        self.sorted_lower = sorted(range(len(self.symbols)), key=self.lower_names.__getitem__)
+        self.sorted_keys = [self.lower_names[position] for position in self.sorted_lower]
+        masks = (_mask(name) for name in self.lower_names)
+        self.masks = np.fromiter(masks, dtype=np.uint64, count=len(self.symbols))
+        # A qualifier's last part is the container or a folder/file-stem of the path: positions by each.
+        self.scoped: dict[str, set[int]] = {}
+        for position, symbol in enumerate(self.symbols):
+            for part in _scope_parts(symbol):
+                self.scoped.setdefault(part, set()).add(position)
+
+    def __len__(self) -> int:
+        return len(self.symbols)
+
+    def search(
+        self, query: _Query, tiers: Sequence[str], limit: int | None, hidden: frozenset[str]
+    ) -> Iterator[SymbolMatch]:
+        seen: set[int] = set()
+        emitted = 0
+        allowed = self.scoped.get(query.qualifiers[-1].lower(), set()) if query.qualifiers else None
+        for tier in tiers:
+            for position, quality in self.tier(tier, query.name, allowed):
+                if position in seen:
+                    continue
+                seen.add(position)
+                symbol = self.symbols[position]
+                if symbol.path in hidden or not _accepts(symbol, query):
+                    continue
+                yield SymbolMatch(symbol, SYMBOL_TIERS[tier] + quality, tier)
+                emitted += 1
+                if limit is not None and emitted >= limit:
+                    return
+
+    def tier(self, tier: str, name: str, allowed: set[int] | None) -> Iterable[tuple[int, float]]:
+        """(position, quality) of the tier's matches, best first."""
+        if tier == "exact":
+            return ((position, 0.0) for position in self.exact.get(name, ()))
+        if tier == "case":
+            return ((position, 0.0) for position in self.lower.get(name.lower(), ()))
+        if tier == "words":
+            return ((position, 0.0) for position in self.words.get(word_key(name), ()))
+        if tier == "prefix":
+            return ((position, 0.0) for position in self.prefixed(name.lower(), allowed))
+        return self.fuzzy(name, allowed)
+
+    def prefixed(self, prefix: str, allowed: set[int] | None) -> list[int]:
+        start = bisect.bisect_left(self.sorted_keys, prefix)
+        end = bisect.bisect_left(self.sorted_keys, prefix + "\U0010ffff", lo=start)
+        found = self.sorted_lower[start:end]
+        return sorted(found if allowed is None else allowed.intersection(found))
+
+    def fuzzy(self, name: str, allowed: set[int] | None) -> list[tuple[int, float]]:
+        """Subsequence matches (VS Code Ctrl+T style), scored by contiguity and word starts."""
+        needle = "".join(name.lower().split())
+        query_mask = np.uint64(_mask(needle))
+        candidates = np.flatnonzero((self.masks & query_mask) == query_mask).tolist()
+        if allowed is not None:
+            candidates = [position for position in candidates if position in allowed]
+        pattern = re.compile(".*?".join(f"({re.escape(char)})" for char in needle))
+        scored: list[tuple[float, int]] = []
+        for position in candidates[:FUZZY_MAX_CANDIDATES]:
+            found = pattern.search(self.lower_names[position])
+            if found is not None:
+                scored.append((-_fuzzy_quality(self.symbols[position].name, found), position))
+        scored.sort()
+        return [(position, -negative) for negative, position in scored]
+
+
+def _fuzzy_quality(name: str, found: re.Match[str]) -> float:
+    """In [0, 1): more matched characters at word starts and in runs, an earlier start, is better."""
+    starts = _word_starts(name)
+    positions = [found.start(group) for group in range(1, (found.lastindex or 0) + 1)]
+    if not positions:
+        return 0.0
+    at_starts = sum(1 for position in positions if position in starts)
+    runs = sum(1 for left, right in itertools.pairwise(positions) if right == left + 1)
+    count = len(positions)
+    raw = (2 * at_starts + runs) / (3 * count) - 0.01 * positions[0] - 0.001 * (len(name) - count)
+    return min(max(raw, 0.0), 0.999)
+
+
+def _word_starts(name: str) -> set[int]:
+    starts = {0}
+    for index in range(1, len(name)):
+        previous, char = name[index - 1], name[index]
+        after_separator = previous in "_.$-" and char not in "_.$-"
+        camel = previous.islower() and char.isupper()
+        if after_separator or camel or (previous.isalpha() != char.isalpha() and char.isalnum()):
+            starts.add(index)
+    return starts
+
+
+def _scope_parts(symbol: Symbol) -> set[str]:
+    """The container and every folder and the file stem: what a qualifier's last part can name."""
+    parts = {part.lower() for part in symbol.path.replace("\\", "/").split("/")[:-1]}
+    parts.add(symbol.path.replace("\\", "/").rsplit("/", 1)[-1].split(".", 1)[0].lower())
+    if symbol.container:
+        parts.add(symbol.container.lower())
+    chain = (symbol.qualified or symbol.name).split(".")
+    if len(chain) > 1:
+        parts.add(chain[-2].lower())
+    return parts
+
+
+def _accepts(symbol: Symbol, query: _Query) -> bool:
+    if query.kinds is not None and symbol.kind not in query.kinds:
+        return False
+    return not query.qualifiers or _qualified_by(symbol, query.qualifiers)
+
+
+def _qualified_by(symbol: Symbol, qualifiers: tuple[str, ...]) -> bool:
+    """`Config.load`: container chain ends with Config; `pkg.mod.func`: file is pkg/mod(.py|/...)."""
+    chain = [part.lower() for part in (symbol.qualified or symbol.name).split(".")[:-1]]
+    wanted = [part.lower() for part in qualifiers]
+    path = "/" + symbol.path.replace("\\", "/").lower()
+    module = path.rsplit(".", 1)[0] if "." in path.rsplit("/", 1)[-1] else path
+    for split in range(len(wanted) + 1):
+        in_path, in_chain = wanted[:split], wanted[split:]
+        if in_chain and chain[-len(in_chain) :] != in_chain:
+            continue
+        if not in_path:
+            return True
+        target = "/" + "/".join(in_path)
+        if module.endswith(target) or target + "/" in path:
+            return True
+    return False

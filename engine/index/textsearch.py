@@ -1,0 +1,453 @@
+"""Exact text search: literals, identifiers and regexes, one hit per matching line, like ripgrep.
+
+This is what a user gets for `"connection refused"`, `parseConfig` or `/retry\\(\\w+/`: every line
+that contains the text, with the match's columns, so the editor can jump to it. The caller
+narrows the files with the trigram index first (`required_trigrams` gives the plan); this module
+is the real matcher that confirms each candidate, so false positives of the index never show.
+
+Queries are data (`TextQuery`), parsed once by `parse_text_query` with ripgrep's smart case: an
+all-lowercase query ignores case, any uppercase letter makes it exact. Regexes run on RE2, whose
+matching time is linear in the input, so a pathological pattern such as `(a+)+$` cannot hang the
+server. Matching is line-oriented (RE2's `never_nl`): a match never spans two lines, as in ripgrep, which
+also lets a scan run in slices of whole lines and stop between them when its time budget is spent.
+Columns are 0-based code points on the line; in CRLF files `$` matches before the `\\r` and
+snippets never show it.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+import re2
+
+from ..model.languages import detect_language
+from ..model.records import Hit, Span
+from . import regexplan
+from .trigram import file_trigrams
+
+QueryKind = Literal["literal", "identifier", "regex"]
+
+# Snippets: a long line is cut to this many code points, keeping some context before the match.
+SNIPPET_MAX = 300
+SNIPPET_LEAD = 100
+# Raw scores (only ranks leave this retriever): whole-word identifier hits rank above substrings.
+WHOLE_WORD_SCORE = 1.0
+SUBSTRING_SCORE = 0.5
+# Why a result is partial; "" when it is complete.
+REASON_LIMIT = "limit"
+REASON_BYTES = "max_bytes_scanned"
+REASON_TIME = "time_budget"
+# A scan stops once this long has passed (the searcher's retriever budget, search.RETRIEVER_BUDGET_S):
+# the searcher has given up on it by then, so the thread must not keep burning a core.
+SCAN_BUDGET_S = 5.0
+# RE2 runs over at most this many bytes (cut at a line end) between two looks at the clock, so an
+# expensive pattern on a large file overruns its budget by one slice at most.
+SCAN_SLICE = 64 * 1024
+# RE2's memory bound for one compiled pattern (its default, made explicit): a pattern whose program
+# does not fit is refused at once as "pattern too large" instead of being run.
+REGEX_MAX_MEM = 8 << 20
+
+_IDENTIFIER = re.compile(r"[^\W\d]\w*")
+# Escapes and group names are syntax, not text the user wants matched: ignore them for smart case.
+_NOT_LITERAL_TEXT = re.compile(r"\\[pP]\{[^}]*\}|\\[xX]\{[^}]*\}|\\.|\(\?P?<[^>]*>|\(\?[a-zA-Z-]+[:)]")
+# The (?m) prefix lets ^ and $ match at line boundaries; error columns are shifted back by its length.
+_MULTILINE = "(?m)"
+# The only non-ASCII characters RE2's case folding equates with ASCII letters: KELVIN SIGN (k) and
+# LATIN SMALL LETTER LONG S (s). A text without them is searched case-insensitively by lowercasing bytes.
+_ASCII_FOLD_TWINS = ("\u212a".encode(), "\u017f".encode())
+_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+
+class QueryError(ValueError):
+    """A query the matcher cannot run; `position` is the column in the user's text, when known."""
+
+    def __init__(self, message: str, position: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.position = position
+
+
+@dataclass(frozen=True)
+class TextQuery:
+    """What to look for and how: the parsed form of what the user typed."""
+
+    kind: QueryKind
+    pattern: str
+    case_sensitive: bool
+
+
+@dataclass(frozen=True)
+class TextResult:
+    """The hits, and whether (and why) the search stopped before seeing every match."""
+
+    hits: list[Hit] = field(default_factory=list)
+    truncated: bool = False
+    reason: str = ""
+
+
+# Characters that make the text between them one literal when they enclose the whole query.
+QUOTES = "\"'"
+
+
+def parse_text_query(text: str) -> TextQuery:
+    """Parse user text: `/re/` or `re:` is a regex, `"…"` or `'…'` a literal, one identifier an identifier."""
+    stripped = text.strip()
+    offset = len(text) - len(text.lstrip())
+    if len(stripped) >= 2 and stripped[0] == stripped[-1] == "/":
+        return _regex_query(stripped[1:-1], offset + 1)
+    if stripped.startswith("re:"):
+        pattern = stripped[3:]
+        return _regex_query(pattern.lstrip(), offset + 3 + len(pattern) - len(pattern.lstrip()))
+    if len(stripped) >= 2 and stripped[0] == stripped[-1] and stripped[0] in QUOTES:
+        return _literal_query("literal", stripped[1:-1], offset + 1)
+    kind: QueryKind = "identifier" if _IDENTIFIER.fullmatch(stripped) else "literal"
+    return _literal_query(kind, stripped, offset)
+
+
+def required_trigrams(query: TextQuery) -> regexplan.Plan | None:
+    """The literals every match must contain, as an OR of ANDs, for `TrigramIndex.candidates_for_plan`."""
+    if query.kind == "regex":
+        return regexplan.plan(query.pattern, not query.case_sensitive)
+    if not regexplan.indexable(query.pattern):
+        return None
+    return [[query.pattern]]
+
+
+def candidate_plan(query: TextQuery) -> list[np.ndarray] | None:
+    """The plan as trigram codes: a file is a candidate when it holds every code of any one array."""
+    plan = required_trigrams(query)
+    if plan is None:
+        return None
+    return [np.unique(np.concatenate([file_trigrams(literal) for literal in clause])) for clause in plan]
+
+
+class SearchText:
+    """A file's text in the form the matcher scans: UTF-8 with every CRLF folded to LF.
+
+    Dropping the \\r that ends each CRLF line moves no column and no line, and lets `$` match at the
+    end of the visible line, as ripgrep's --crlf does. Built once per file version and cached (see
+    `ContentCache`), so a search never re-encodes the repository. `lowered` (ASCII files only) lets a
+    case-insensitive literal be found with a plain byte search instead of a case-folding regex; that
+    is exact when `plain_case` holds (no non-ASCII character RE2 folds to an ASCII letter).
+    """
+
+    __slots__ = ("_lowered", "ascii", "data", "plain_case")
+
+    def __init__(self, text: str) -> None:
+        data = text.encode("utf-8", "replace")
+        self.data = data.replace(b"\r\n", b"\n") if b"\r" in data else data
+        self.ascii = data.isascii()
+        self.plain_case = self.ascii or not any(twin in data for twin in _ASCII_FOLD_TWINS)
+        self._lowered: bytes | None = None
+
+    @property
+    def lowered(self) -> bytes:
+        """The ASCII-lowercased bytes (same length and offsets), computed on first use."""
+        if self._lowered is None:
+            self._lowered = self.data.lower()
+        return self._lowered
+
+
+# A short identifier prefix (`tes`) matches inside words everywhere; once this many times the limit of
+# substring hits are in, scanning on for rarer whole-word hits costs more than it finds (Ctrl+T per keystroke).
+PARTIAL_SCAN_FACTOR = 5
+
+
+def search_text(
+    query: TextQuery,
+    files: Iterable[tuple[str, str | SearchText]],
+    limit: int = 200,
+    max_bytes_scanned: int | None = None,
+    budget_s: float | None = SCAN_BUDGET_S,
+    cancel: threading.Event | None = None,
+) -> TextResult:
+    """Matching lines of `files` (path, content), best first; stops at `limit` hits, the byte budget,
+    the time budget or `cancel`, checked between files and between slices of a file."""
+    stop = _Stop(None if budget_s is None else time.monotonic() + budget_s, cancel)
+    matcher = _compile(query, 0)
+    needle = _plain_needle(query)
+    guide = _guide_literal(query)
+    rank_words = query.kind == "identifier"
+    whole: list[Hit] = []
+    partial: list[Hit] = []
+    scanned = 0
+    reason = ""
+    for path, content in files:
+        if max_bytes_scanned is not None and scanned >= max_bytes_scanned:
+            reason = REASON_BYTES
+            break
+        if stop():
+            reason = REASON_TIME
+            break
+        text = content if isinstance(content, SearchText) else SearchText(content)
+        scanned += len(text.data)
+        scan = _Scan(path, text.data, text.ascii, rank_words, whole, partial)
+        if needle is not None and (query.case_sensitive or text.plain_case):
+            scan.find_all(text.data if query.case_sensitive else text.lowered, needle)
+        elif not scan.match_all(matcher, _Guide(guide, text.lowered) if guide is not None and text.plain_case
+                                else None, stop):
+            reason = REASON_TIME
+            break
+        if len(whole) > limit or len(partial) > PARTIAL_SCAN_FACTOR * limit:
+            reason = REASON_LIMIT
+            break
+    hits = sorted(whole, key=_order) + sorted(partial, key=_order)
+    if len(hits) > limit:
+        reason = REASON_LIMIT
+    return TextResult(hits[:limit], bool(reason), reason)
+
+
+class _Stop:
+    """Whether a scan must stop now: its deadline passed or its caller cancelled it."""
+
+    __slots__ = ("cancel", "deadline")
+
+    def __init__(self, deadline: float | None, cancel: threading.Event | None) -> None:
+        self.deadline, self.cancel = deadline, cancel
+
+    def __call__(self) -> bool:
+        if self.cancel is not None and self.cancel.is_set():
+            return True
+        return self.deadline is not None and time.monotonic() >= self.deadline
+
+
+def _plain_needle(query: TextQuery) -> bytes | None:
+    """The bytes to find with a plain byte search, or None when only RE2 will do.
+
+    A case-sensitive literal is its UTF-8 bytes (UTF-8 is self-synchronising: a byte match is a
+    character match). A case-insensitive ASCII literal matches where its lowercase form occurs in
+    the ASCII-lowercased bytes of a `plain_case` text, so both searches give the same lines.
+    """
+    if query.kind == "regex" or "\n" in query.pattern or "\r" in query.pattern:
+        return None  # RE2 never matches across lines; leave such a literal to it
+    if query.case_sensitive:
+        return query.pattern.encode("utf-8")
+    return query.pattern.lower().encode("ascii") if query.pattern.isascii() else None
+
+
+def _guide_literal(query: TextQuery) -> bytes | None:
+    """For a regex whose plan is one clause, its longest literal lowercased: where in a file a match may be.
+
+    Only for an ASCII literal: then in a `plain_case` text every match holds it up to ASCII case,
+    whatever the flags inside the pattern say. With several clauses one byte search per clause
+    would cost more than the single RE2 pass it is meant to shorten.
+    """
+    if query.kind != "regex":
+        return None
+    plan = regexplan.plan(query.pattern, True)
+    if plan is None or len(plan) != 1 or not plan[0]:
+        return None
+    literal = max(plan[0], key=len)
+    return literal.lower().encode("ascii") if literal.isascii() else None
+
+
+class _Guide:
+    """Skips RE2 past the lines that cannot match: a match's line holds the guiding literal.
+
+    A byte search for a literal is many times faster than RE2 over the same bytes, so RE2 only runs
+    from the start of the next line that holds a clause's literal (a line start is also where RE2
+    would start anyway after a hit, so `^` and `\\b` behave as before).
+    """
+
+    def __init__(self, literal: bytes, lowered: bytes) -> None:
+        self.literal, self.lowered = literal, lowered
+
+    def next_line(self, pos: int) -> int:
+        """The start of the first line at or after `pos` (a line start) where a match may begin; -1 if none."""
+        found = self.lowered.find(self.literal, pos)
+        if found == -1:
+            return -1
+        newline = self.lowered.rfind(b"\n", pos, found)
+        return pos if newline == -1 else newline + 1
+
+
+def _order(hit: Hit) -> tuple[str, int]:
+    return hit.path, hit.span.start_line
+
+
+def _literal_query(kind: QueryKind, pattern: str, offset: int) -> TextQuery:
+    if not pattern:
+        raise QueryError("the query is empty", offset)
+    return TextQuery(kind, pattern, _has_upper(pattern))
+
+
+def _regex_query(pattern: str, offset: int) -> TextQuery:
+    if not pattern:
+        raise QueryError("the regular expression is empty", offset)
+    query = TextQuery("regex", pattern, _has_upper(_NOT_LITERAL_TEXT.sub("", pattern)))
+    _compile(query, offset)
+    return query
+
+
+def _has_upper(text: str) -> bool:
+    return any(char.isupper() for char in text)
+
+
+def _compile(query: TextQuery, offset: int) -> re2._Regexp:
+    """The RE2 matcher for a query; a regex RE2 rejects becomes a QueryError pointing at the culprit."""
+    options = re2.Options()
+    options.never_nl = True
+    options.log_errors = False
+    # Only a match's span is used: without capture groups RE2 keeps to its DFA, where 990 nested
+    # groups would otherwise send every match through the NFA (36 s on one repository, measured).
+    options.never_capture = True
+    options.max_mem = REGEX_MAX_MEM
+    options.case_sensitive = query.case_sensitive
+    if query.kind != "regex":
+        options.literal = True
+        return re2.compile(query.pattern.encode("utf-8"), options)
+    try:
+        return re2.compile((_MULTILINE + query.pattern).encode("utf-8"), options)
+    except re2.error as error:
+        message = error.args[0].decode("utf-8", "replace") if error.args else str(error)
+        message = message.replace(_MULTILINE + query.pattern, query.pattern)
+        raise QueryError(
+            f"invalid regular expression: {message}", offset + _error_column(query.pattern, message)
+        ) from None
+
+
+def _error_column(pattern: str, message: str) -> int:
+    """Where the error is: Python's parser knows the column; else find the fragment RE2 quotes."""
+    try:
+        re.compile(pattern)
+    except re.error as error:
+        if error.pos is not None:
+            return error.pos
+    fragment = message.rpartition(": ")[2]
+    found = pattern.find(fragment) if fragment else -1
+    return max(found, 0)
+
+
+class _Scan:
+    """One file's matching lines: one hit per line, for identifiers a whole-word match when the line has one.
+
+    Line numbers are counted incrementally between matches (`bytes.count` runs in C), and a line's
+    bounds come from `rfind`/`find`, so the cost is one pass over the bytes plus a little per hit.
+    """
+
+    def __init__(self, path: str, data: bytes, ascii_only: bool, rank_words: bool, whole: list[Hit],
+                 partial: list[Hit]) -> None:
+        self.path, self.data, self.ascii_only = path, data, ascii_only
+        self.language: str | None = None
+        self.language_known = False
+        self.rank_words, self.whole, self.partial = rank_words, whole, partial
+        self.line, self.counted_to = 0, 0
+
+    def find_all(self, haystack: bytes, needle: bytes) -> None:
+        """Every line holding `needle` (a non-empty byte string) in `haystack` (the data or its lowered twin)."""
+        size = len(needle)
+        at = haystack.find(needle)
+        while at != -1:
+            line_start, line_end = self._locate(at)
+            start = at
+            if self.rank_words and not self._is_whole_word(at, at + size):
+                start = self._next_whole_word(haystack, needle, at + size, line_end)
+                start = at if start == -1 else start
+            self._add(line_start, line_end, start, start + size)
+            at = haystack.find(needle, line_end + 1) if line_end < len(self.data) else -1
+
+    def match_all(self, matcher: re2._Regexp, guide: _Guide | None, stop: Callable[[], bool]) -> bool:
+        """Every line RE2 matches; an empty match after the final newline is on no line (ripgrep agrees).
+
+        RE2 runs over one slice of whole lines at a time (a match never spans lines), and `stop` is
+        asked between slices; returns False when it said stop before the file was done.
+        """
+        data = self.data
+        size = len(data)
+        phantom = size if data.endswith(b"\n") else -1
+        pos = 0
+        while data:
+            if guide is not None:
+                pos = guide.next_line(pos)
+                if pos == -1:
+                    return True
+            cut = data.find(b"\n", pos + SCAN_SLICE) if size - pos > SCAN_SLICE else -1
+            window = size if cut == -1 else cut
+            match = matcher.search(data, pos, window)
+            if match is None:
+                if window >= size:
+                    return True
+                if stop():
+                    return False
+                pos = window + 1
+                continue
+            if match.start() == phantom:
+                return True
+            start, end = match.span()
+            line_start, line_end = self._locate(start)
+            if self.rank_words and not self._is_whole_word(start, end):
+                better = _first_whole_word(matcher, data, end, line_end, self._is_whole_word)
+                start, end = better.span() if better is not None else (start, end)
+            self._add(line_start, line_end, start, end)
+            if line_end >= size:
+                return True
+            if stop():
+                return False
+            pos = line_end + 1
+        return True
+
+    def _locate(self, at: int) -> tuple[int, int]:
+        """The bounds of the line holding byte `at`, advancing the running line number to it."""
+        data = self.data
+        self.line += data.count(b"\n", self.counted_to, at)
+        self.counted_to = at
+        line_end = data.find(b"\n", at)
+        return data.rfind(b"\n", 0, at) + 1, len(data) if line_end == -1 else line_end
+
+    def _next_whole_word(self, haystack: bytes, needle: bytes, start: int, line_end: int) -> int:
+        at = haystack.find(needle, start, line_end)
+        while at != -1 and not self._is_whole_word(at, at + len(needle)):
+            at = haystack.find(needle, at + len(needle), line_end)
+        return at
+
+    def _is_whole_word(self, start: int, end: int) -> bool:
+        # Bytes >= 0x80 belong to non-ASCII characters, which in identifiers are letters.
+        data = self.data
+        before = start > 0 and (data[start - 1] in _WORD_BYTES or data[start - 1] >= 0x80)
+        after = end < len(data) and (data[end] in _WORD_BYTES or data[end] >= 0x80)
+        return not before and not after
+
+    def _add(self, line_start: int, line_end: int, start: int, end: int) -> None:
+        """A hit for one line: columns in code points, the line without its `\\r`, cut to SNIPPET_MAX."""
+        data = self.data
+        text = data[line_start:line_end].decode("utf-8", "replace").rstrip("\r")
+        if self.ascii_only:
+            start_col, end_col = start - line_start, end - line_start
+        else:
+            start_col = len(data[line_start:start].decode("utf-8", "replace"))
+            end_col = start_col + len(data[start:end].decode("utf-8", "replace"))
+        is_whole = not self.rank_words or self._is_whole_word(start, end)
+        if not self.language_known:
+            self.language, self.language_known = detect_language(self.path), True  # only files with a hit pay
+        hit = Hit(
+            self.path,
+            Span(self.line, start_col, self.line, min(end_col, len(text))),
+            WHOLE_WORD_SCORE if is_whole else SUBSTRING_SCORE,
+            snippet=_snippet(text, start_col),
+            language=self.language,
+        )
+        (self.whole if is_whole else self.partial).append(hit)
+
+
+def _first_whole_word(
+    matcher: re2._Regexp, data: bytes, start: int, line_end: int, is_whole: Callable[[int, int], bool]
+) -> re2._Match | None:
+    for candidate in matcher.finditer(data, start, line_end):
+        if is_whole(candidate.start(), candidate.end()):
+            return candidate
+    return None
+
+
+def _snippet(text: str, start_col: int) -> str:
+    stripped = text.strip()
+    if len(stripped) <= SNIPPET_MAX:
+        return stripped
+    indent = len(text) - len(text.lstrip())
+    begin = max(indent, start_col - SNIPPET_LEAD)
+    return text[begin : begin + SNIPPET_MAX].strip()

@@ -1,0 +1,381 @@
+"""The numbers that decide which retrievers answer a query and how their rankings are combined.
+
+A user sees these as the `weight`, `k`, `boost` and `demoted` fields of every search result, and
+as the difference between the `quick`, `default` and `thorough` presets. They are the design
+(DESIGN §3 and §4), so they live here as data, in one place, each next to the section that sets
+it; routing and fusion read them and contain no numbers of their own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Final
+
+# Modality ids, the same short strings in weights, JSON, logs, CLI flags and settings (DESIGN §1).
+SEMANTIC: Final = "semantic"
+TEXT: Final = "text"
+STRUCTURAL: Final = "structural"
+GRAPH: Final = "graph"
+MODALITIES: Final[tuple[str, ...]] = (SEMANTIC, TEXT, STRUCTURAL, GRAPH)
+
+# Kind names (issue 11: one vocabulary). A symbol's kind is one of SYMBOL_KINDS (what
+# structure.parse_file gives; structure.KINDS is the same set, pinned by tests/engine/test_profiles.py),
+# a chunk's one of CHUNK_KINDS; every kind set the engine tests against is made from these.
+SYMBOL_KINDS: Final[frozenset[str]] = frozenset(
+    {"function", "method", "class", "interface", "struct", "enum", "type", "constant", "variable", "module", "field",
+     "property", "trait", "namespace", "macro", "constructor", "enum_member"}
+)
+# `definition`: a chunk that opens a definition; `gap`: module code between definitions; `doc`: a
+# documentation section. (`file` stands for a whole file: a seed named by its file name.)
+CHUNK_KINDS: Final[frozenset[str]] = frozenset({"definition", "gap", "doc", "file"})
+# What a call can reach: the range a line-level answer shows, and one family for find_similar.
+CALLABLE_KINDS: Final[frozenset[str]] = frozenset({"function", "method", "constructor", "macro"})
+# Types: one family for find_similar, and what the `type` kind word of a symbol query means.
+TYPE_KINDS: Final[frozenset[str]] = frozenset({"class", "struct", "interface", "trait", "enum", "type"})
+# Kinds of definition a question can name (a field or a variable is not what `Tokenizer` asks for),
+# and `definition`, the kind of the chunk that holds one of them (engine/index/chunks.py).
+DEFINITION_KINDS: Final[frozenset[str]] = CALLABLE_KINDS | TYPE_KINDS | {"module", "namespace", "definition"}
+# Kinds of hit that stand for a file's head rather than any one definition in it.
+HEAD_OF_FILE_KINDS: Final[frozenset[str]] = frozenset({"gap", "module", "namespace", "file"})
+
+# Intent ids (DESIGN §2).
+FIND_DEFINITION: Final = "find_definition"
+FIND_REFERENCES: Final = "find_references"
+UNDERSTAND_CODE: Final = "understand_code"
+FIND_SIMILAR: Final = "find_similar"
+IMPACT_ANALYSIS: Final = "impact_analysis"
+EXACT_MATCH: Final = "exact_match"
+INTENTS: Final[tuple[str, ...]] = (
+    FIND_DEFINITION,
+    FIND_REFERENCES,
+    UNDERSTAND_CODE,
+    FIND_SIMILAR,
+    IMPACT_ANALYSIS,
+    EXACT_MATCH,
+)
+
+
+def _profile(semantic: float, text: float, structural: float, graph: float) -> Mapping[str, float]:
+    return MappingProxyType({SEMANTIC: semantic, TEXT: text, STRUCTURAL: structural, GRAPH: graph})
+
+
+# Weight of each modality per intent (DESIGN §3). A weight of 0 means the modality never runs.
+WEIGHTS: Final[Mapping[str, Mapping[str, float]]] = MappingProxyType(
+    {
+        FIND_DEFINITION: _profile(0.2, 0.1, 0.6, 0.1),
+        FIND_REFERENCES: _profile(0.1, 0.2, 0.2, 0.5),
+        UNDERSTAND_CODE: _profile(0.5, 0.2, 0.2, 0.1),
+        FIND_SIMILAR: _profile(0.4, 0.3, 0.2, 0.1),
+        IMPACT_ANALYSIS: _profile(0.1, 0.1, 0.1, 0.7),
+        EXACT_MATCH: _profile(0.0, 0.9, 0.1, 0.0),
+    }
+)
+
+# How a preset routes a query (DESIGN §4 "Presets", column "routing").
+SINGLE: Final = "single"  # one modality, no fusion
+DIRECT_OR_FUSED: Final = "direct-or-fused"  # direct at high confidence, else fused
+FUSED: Final = "fused"  # always fused
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A speed/recall trade-off the user picks by name: which modalities run, the RRF k, how to route."""
+
+    name: str
+    modalities: tuple[str, ...]
+    k: int | None
+    routing: str
+
+
+# DESIGN §4 "Presets": quick = semantic only, no fusion (k "—"); default = semantic, text,
+# structural, k 40, direct at >= 0.85; thorough = all four, k 60, always fused.
+PRESETS: Final[Mapping[str, Preset]] = MappingProxyType(
+    {
+        "quick": Preset("quick", (SEMANTIC,), None, SINGLE),
+        "default": Preset("default", (SEMANTIC, TEXT, STRUCTURAL), 40, DIRECT_OR_FUSED),
+        "thorough": Preset("thorough", MODALITIES, 60, FUSED),
+    }
+)
+DEFAULT_PRESET: Final = "default"
+
+# DESIGN §4: `quick` falls back to text when the semantic backend is off (or the intent gives
+# semantic weight 0, DESIGN §3: an exact string never touches the embedding model).
+QUICK_FALLBACK_MODALITY: Final = TEXT
+
+# k for a fused route whose preset defines none (quick with pinned modes, or a rescued quick
+# query). DESIGN §4 sets no k for quick; 60 is the RRF constant of Cormack, Clarke and Büttcher
+# (SIGIR 2009), the same value DESIGN §4 gives `thorough`.
+FALLBACK_K: Final = 60
+
+# DESIGN §4 "Direct path": confidence at or above this skips fusion.
+DIRECT_THRESHOLD: Final = 0.85
+
+# Weight given to a modality the user pinned in `modes` whose profile weight is 0 (DESIGN §4
+# "Explicit modes override the preset"; §3 says weight 0 never runs, so a pinned modality needs a
+# weight to run at all). 0.1 is the smallest non-zero weight of the §3 table: the pinned modality
+# counts, but never outweighs one the intent actually favours. When every pinned weight is 0 they
+# all get this floor, which is the same as equal weights.
+PINNED_FLOOR_WEIGHT: Final = 0.1
+
+# DESIGN §4 graph-importance boost: min(1 + BOOST_SLOPE * ln(1 + centrality), BOOST_CAP).
+BOOST_SLOPE: Final = 0.3
+BOOST_CAP: Final = 1.5
+
+# DESIGN §4 demotion: score × DEMOTE_FACTOR for vendor/build/archive, minified and generated
+# files (configurable through the `fourfold` settings, so this is only the default).
+DEMOTE_FACTOR: Final = 0.5
+
+# DESIGN §4: directories whose files are demoted wherever they sit in the path.
+DEMOTED_DIRS: Final[frozenset[str]] = frozenset(
+    {"vendor", "node_modules", "third_party", "build", "dist", "out", "target", "archive"}
+)
+# DESIGN §4 "minified and generated files": file-name endings of minified bundles and of the
+# output of common code generators (protobuf, gRPC, .NET designers, Dart build_runner).
+DEMOTED_SUFFIXES: Final[tuple[str, ...]] = (
+    ".min.js",
+    ".min.mjs",
+    ".min.css",
+    "_pb2.py",
+    "_pb2.pyi",
+    "_pb2_grpc.py",
+    ".pb.go",
+    ".pb.cc",
+    ".pb.h",
+    ".designer.cs",
+    ".g.dart",
+    ".freezed.dart",
+)
+# DESIGN §4 "generated files": markers inside a file name (`api.generated.ts`, `zz_generated.deepcopy.go`,
+# `schema_generated.rs`, `client.gen.go`).
+DEMOTED_NAME_MARKERS: Final[tuple[str, ...]] = (".generated.", "_generated.", "zz_generated", ".gen.")
+
+# --- Ranking features (issue 7): what Fourfold knows about code that a plain hybrid does not. ---
+# Each is measured by `fourfold eval --ablations`; the figures are in README "Measured results".
+
+# BM25 candidates the text retriever re-ranks for a question (the top `RETRIEVER_DEPTH` survive).
+LEXICAL_CANDIDATES: Final = 400
+# A chunk that defines a name the question mentions gains this many times the best BM25 score (half
+# for a name embedded in a longer question, which may be incidental), and 1.5 times that again when
+# its file is named after it (`Tokenizer` in `tokenizer.py`): the definition outranks every mention.
+DEFINITION_BOOST: Final = 3.0
+EMBEDDED_NAME_SCALE: Final = 0.5
+NAMED_FILE_SCALE: Final = 1.5
+# A name a question writes in code style that more than this many files define is not one thing: a
+# namespace every C# file opens (`Dapper`), a method every class overrides (`toString`, `hashCode`).
+# Its definitions are then no answer by name, except in the file named after it (`SqlMapper.cs` of a
+# partial class spread over twenty files). 5 is more files than a class and its few extensions or
+# overloads span; set by reasoning about what a name means, not fitted to a query set.
+GENERIC_NAME_FILES: Final = 5
+# A question's words found in a file's stem or folder name add up to this share of the best score.
+PATH_TERM_BOOST: Final = 1.0
+# Shortest word that matches a path part by prefix (`depend` ~ `dependencies`).
+PATH_PREFIX_MIN: Final = 3
+# Fused score of a definition of a name the query states (by structural lookup), per mention of it.
+FUSED_DEFINITION_BOOST: Final = 2.0
+# Fused score of a file, for an understanding question, times (1 + this × share of the question's
+# words its stem or folder names): `WebSocket client implementation` -> `client_ws.py`. Measured on
+# semble's set: +0.02 NDCG@10 over the same words counted in BM25 alone.
+FUSED_PATH_TERM_BOOST: Final = 1.0
+# File-level aggregation for understanding questions: a file's score is its best chunk's plus this
+# share of its next FILE_COHERENCE_CHUNKS chunks' (a file with several good chunks is about the topic).
+FILE_COHERENCE: Final = 0.1
+FILE_COHERENCE_CHUNKS: Final = 3
+# Intents for which a stated name's definition is the answer. Not references or impact: there the
+# definition is the one place that is not an answer.
+DEFINITION_INTENTS: Final[frozenset[str]] = frozenset({FIND_DEFINITION, UNDERSTAND_CODE, FIND_SIMILAR, EXACT_MATCH})
+
+# Path priors for understanding questions (not references, not impact: a test that calls `f` is a
+# reference to it): multiplicative factors on the fused score, multiplied when several apply.
+TEST_PRIOR: Final = 0.3
+EXAMPLE_PRIOR: Final = 0.3
+COMPAT_PRIOR: Final = 0.3
+REEXPORT_PRIOR: Final = 0.5
+TYPE_STUB_PRIOR: Final = 0.7
+# Documentation (Markdown, reStructuredText, plain text) explains code but is not where it happens:
+# measured +0.027 NDCG@10 on Django, +0.003 on semble with MiniLM, neutral on Rich and RxJS.
+DOC_PRIOR: Final = 0.5
+# Prose that documents no code (agent instructions, change logs, licences, CI configs; issue 14):
+# lowered in every intent, and below documentation, since it is no answer even to "how".
+# 0.3, the factor already used for tests and examples; not fitted to any query set.
+PROSE_PRIOR: Final = 0.3
+# Words that make a question about tests, so test files are no longer demoted for it.
+TEST_WORDS: Final[frozenset[str]] = frozenset(
+    {"test", "tests", "testing", "tested", "spec", "specs", "fixture", "fixtures", "mock", "mocks"}
+)
+# Words that make a question about documentation, so documentation and prose are no longer lowered for it.
+DOC_WORDS: Final[frozenset[str]] = frozenset(
+    {"doc", "docs", "documentation", "documented", "readme", "guide", "tutorial", "changelog", "license", "licence",
+     "licensing", "copyright", "contributing"}
+)
+# Intents whose results get path priors: the question is about what code does, and a test or an
+# example shows how it is used, not where it is done.
+UNDERSTANDING_INTENTS: Final[frozenset[str]] = frozenset({UNDERSTAND_CODE, FIND_SIMILAR})
+# Intents whose files are also ranked by the question's words in their names and by file-level
+# aggregation. Not find_similar: the file named like the example is the example, not its likes.
+TOPIC_INTENTS: Final[frozenset[str]] = frozenset({UNDERSTAND_CODE})
+
+# --- find_similar (issue 14): the seed's neighbours. ---
+# Structural siblings of a seed score points per shared trait (engine/retrieve/similar.py). A shared base class
+# or interface is the strongest sign of "another one of these" (cache backends of BaseCache, schedulers
+# of AsyncScheduler); shared member names (the Jaccard share, times this) nearly as strong; a shared
+# container, the same parameter count and the same folder are weak, and count only beside another.
+# Set by reasoning about what "like X" means, not fitted to a query set.
+SIBLING_BASE: Final = 3.0
+SIBLING_MEMBERS: Final = 3.0
+SIBLING_CONTAINER: Final = 1.0
+SIBLING_NAME_WORDS: Final = 1.5
+SIBLING_PARAMETERS: Final = 0.5
+SIBLING_FOLDER: Final = 1.0
+# Words of the seed's chunk the text retriever searches for (BM25 cost grows with query length).
+SIMILAR_SEED_WORDS: Final = 64
+
+# --- Honest "not found" (issue 14). ---
+# Similar names a "no definition of X" note offers (a glance, not a list to read).
+SIMILAR_NAMES_SHOWN: Final = 5
+# Files whose text is read to confirm that a word of a question occurs somewhere; past this many
+# trigram candidates the word is common enough to be taken as present (the check stays a few ms).
+ABSENCE_CONFIRM_FILES: Final = 50
+
+# --- Line-level answers (issue 14). ---
+# An understanding question whose best chunk in a file is the file's head (imports, module code, a
+# docstring) is shown at the file's best function instead when that function scores at least this
+# share of the head: close enough that the function is the answer, not a side match.
+LINE_LEVEL_SHARE: Final = 0.5
+
+# --- Retrieval budgets (issue 11: every design number in this one table). ---
+# Every retriever gets this long before it is left out of fusion (a slow model must not hold the
+# query); textsearch.SCAN_BUDGET_S stops the scan itself at the same moment.
+RETRIEVER_BUDGET_S: Final = 5.0
+# Hits each retriever contributes to fusion: RRF at k 40-60 gives rank 100 under a fifth of rank 0's
+# share, so deeper lists change almost no order and cost time in every retriever.
+RETRIEVER_DEPTH: Final = 100
+# Hops an impact question follows through dependents (`what breaks if I change X`): three reaches
+# the callers of callers of callers; further, nearly everything in a connected repository depends on X.
+IMPACT_DEPTH: Final = 3
+# Rows of the binary (Hamming) shortlist rescored in float: 100 gives recall@10 above 0.9 on 256-d
+# WordLlama vectors of real code (tests/engine/test_vectors.py) at well under a millisecond.
+VECTOR_CANDIDATES: Final = 100
+# Top fused results of a find_similar description among which the seed is picked (the first that is
+# code, not a test or prose): a page of results, as the user would read it.
+SEED_CANDIDATES: Final = 10
+
+# --- Symbol search (engine/index/symbols.py): what answers Ctrl+T. ---
+# Tier -> base score; a match scores its tier's base plus a fuzzy quality in [0, 1), so a better tier
+# always wins: the exact name, then another case or spelling, the same words, a prefix, a fuzzy match.
+SYMBOL_TIERS: Final[Mapping[str, float]] = MappingProxyType(
+    {"exact": 5.0, "case": 4.0, "words": 3.0, "prefix": 2.0, "fuzzy": 1.0}
+)
+# Tiers that mean "this name exists" (same name, or same words), as opposed to a prefix or fuzzy guess:
+# what a question's word must reach to count as structural evidence, and a target to count as defined.
+NAMED_TIERS: Final[frozenset[str]] = frozenset({"exact", "case", "words"})
+# A name that exists in another case or spelling only (`FileBasedCache` for `filebasedcache`): what a
+# find_similar seed named without an exact definition may still be.
+SPELLING_TIERS: Final[frozenset[str]] = frozenset({"case", "words"})
+# Symbols looked at for the "similar names" of a missing target, to confirm one exists, and for a
+# find_similar seed named in another spelling.
+SIMILAR_NAME_CANDIDATES: Final = 50
+EXISTS_CANDIDATES: Final = 5
+SEED_NAME_CANDIDATES: Final = 20
+
+# --- Discovery (engine/index/discovery.py). ---
+# Files larger than this are refused unread (a setting, `maxFileSize`, can raise it): hand-written
+# source is rarely over 1 MiB, while data dumps, bundles and generated tables often are.
+DEFAULT_MAX_FILE_SIZE: Final = 1024 * 1024
+
+# --- BM25 (engine/index/lexical.py). ---
+# bm25s' defaults, which are Lucene's k1 and b: no query set here justifies others.
+BM25_K1: Final = 1.5
+BM25_B: Final = 0.75
+# Field weights, as repetitions of a field's tokens (BM25 term frequency saturates through k1, so a
+# repeat is a boost, not a multiplier): a chunk's symbol name thrice, its path words twice. Tuned on
+# the questions in tests/engine/test_lexical.py. (Index-time: changing them changes the BM25 index.)
+BM25_SYMBOL_WEIGHT: Final = 3
+BM25_PATH_WEIGHT: Final = 2
+# How many trailing folder names count as part of the path field (`inventory/service.py` ->
+# `inventory`); deeper folders (`src`, `main`, `java`, `com`) say little about the content.
+BM25_PATH_FOLDERS: Final = 2
+
+# --- Reading a query (engine/query/parsedquery.py). ---
+# Shortest word of a question looked for in file names (`query_keywords`): two letters (`db`, `io`)
+# match too many paths by prefix to say anything.
+KEYWORD_MIN_LENGTH: Final = 3
+# Shortest word the "not found" note may report absent (engine/search/absence.py): two letters occur in
+# every workspace.
+NAMED_MIN_LENGTH: Final = 3
+
+# --- Stop words: one table (issue 11; it used to be three lists in tokens.py, graph.py, intent.py). ---
+# Each row is a set of words and the readers of a query that drop them, with why. The readers:
+#   words  - BM25 and embedding tokens (index and query alike) and the keywords matched against file
+#            names (ranking.path_term_ratio): English function and question words;
+#   code   - BM25 tokens only: keywords and ubiquitous names of the indexed languages;
+#   graph  - the names that seed the graph's personalized PageRank (`related`);
+#   target - words the classifier never takes as a query's target (any of its three languages).
+# A word sits in exactly one row; changing a row changes what that reader does, so the readers that
+# disagreed before still disagree here, each for the reason its row gives.
+STOP_WORDS_WORDS: Final = "words"
+STOP_WORDS_CODE: Final = "code"
+STOP_WORDS_GRAPH: Final = "graph"
+STOP_WORDS_TARGET: Final = "target"
+
+
+@dataclass(frozen=True)
+class StopWords:
+    """A row of the stop-word table: `words` (space-separated) and the readers that drop them."""
+
+    words: str
+    readers: frozenset[str]
+    reason: str
+
+
+def _row(words: str, *readers: str, reason: str) -> StopWords:
+    return StopWords(words, frozenset(readers), reason)
+
+
+STOP_WORD_TABLE: Final[tuple[StopWords, ...]] = (
+    _row("a an are at be by do does for how in is it of on the to what when where which who with",
+         STOP_WORDS_WORDS, STOP_WORDS_GRAPH, STOP_WORDS_TARGET,
+         reason="English function and question words: no reader takes them for a name or a topic"),
+    _row("from this", STOP_WORDS_WORDS, STOP_WORDS_CODE, STOP_WORDS_GRAPH, STOP_WORDS_TARGET,
+         reason="function words that are also keywords (`from x import y`, `this.x`)"),
+    _row("and as can or why", STOP_WORDS_WORDS, STOP_WORDS_GRAPH,
+         reason="function words; a target is picked after a phrase, where they do not occur"),
+    _row("all any i if its my our that these we you", STOP_WORDS_WORDS, STOP_WORDS_TARGET,
+         reason="pronouns and determiners around a name (`where are all the handlers`)"),
+    _row("about but could did each has have into me no not should so such than their there they too us "
+         "very was will would your", STOP_WORDS_WORDS,
+         reason="the rest of Lucene's English list: noise in BM25 and in file-name keywords"),
+    _row("then", STOP_WORDS_WORDS, STOP_WORDS_CODE, reason="an English word and a keyword (Ruby, Lua, shells)"),
+    _row("args begin bool boolean cls const def elif else end err false fn func get import include int kwargs "
+         "let namespace new nil none null ok package param params private protected public return self set "
+         "static std str string true using val value var void", STOP_WORDS_CODE,
+         reason="keywords and names every file of a language repeats: they say nothing about a chunk"),
+    _row("function", STOP_WORDS_CODE, STOP_WORDS_TARGET,
+         reason="a keyword, and the noun people put before a name (`the function parse`)"),
+    _row("use", STOP_WORDS_CODE, STOP_WORDS_GRAPH, reason="a keyword (Rust, PHP) and a verb of questions"),
+    _row("used uses work works", STOP_WORDS_GRAPH,
+         reason="verbs of questions about code (`how does X work`, `where is X used`) that name nothing in it"),
+    _row("code", STOP_WORDS_GRAPH, STOP_WORDS_TARGET, reason="the noun every question about code may use"),
+    _row("those functions method methods class classes type variable field module file change changing modify "
+         "remove rename", STOP_WORDS_TARGET,
+         reason="English nouns and verbs around a name (`the Session class`, `what breaks if I rename X`)"),
+    _row("il lo la gli le un uno una di del dello della dei degli delle al allo alla ai agli alle da dal dalla "
+         "nel nella su sul sulla per con che chi cosa se funzione funzioni metodo metodi classe classi variabile "
+         "modulo codice cambio modifico rimuovo", STOP_WORDS_TARGET,
+         reason="Italian articles, prepositions, and the nouns and verbs around a name"),
+    _row("hàm lớp phương thức biến của các những cái gì tôi nếu này đó đến tới vào mã tệp", STOP_WORDS_TARGET,
+         reason="Vietnamese (one syllable per word): the nouns around a name and function words"),
+)
+
+
+def stop_words(reader: str) -> frozenset[str]:
+    """The words `reader` drops (one of the STOP_WORDS_* readers)."""
+    return frozenset(word for row in STOP_WORD_TABLE if reader in row.readers for word in row.words.split())
+
+# --- Requests (engine/query/request.py). ---
+# Long enough for a whole pasted issue (the longest SWE-bench Lite issue is 24,770 characters); longer
+# is refused with a message, never cut silently.
+MAX_QUERY_LENGTH: Final = 32_000
+# More rows than a person or an agent reads, and enough for every call site of a common name.
+MAX_LIMIT: Final = 500

@@ -1,0 +1,126 @@
+"""A request to the engine: what `fourfold.search` takes, checked once, with the switches of this one query.
+
+The protocol's arguments (DESIGN §7) and the ranking switches an evaluation turns off travel together in
+one frozen record, so nothing about a query is state of the searcher that runs it (issue 11).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from ..model.profiles import INTENTS, MAX_LIMIT, MAX_QUERY_LENGTH, MODALITIES, PRESETS
+
+__all__ = ["FEATURES", "Ranking", "SearchError", "SearchRequest"]
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """Which ranking features are on (all by default), plus the engine variants an ablation compares.
+
+    `one_per_file` lists each file once, at its best chunk, with its other matches attached: a page of
+    ten files answers a question better than ten chunks of one. `file_aggregation` adds a share of a
+    file's next best chunks to its score for an understanding question.
+    `k` overrides the preset's RRF constant; `without` removes modalities from every route;
+    `binary_vectors` off scores every vector exactly instead of a binary shortlist rescored in float;
+    `weights` replaces rows of the DESIGN §3 weight table on fused routes (`bench/fit_weights.py`
+    measures alternatives with it; the shipped table is `profiles.WEIGHTS`).
+    """
+
+    definitions: bool = True
+    path_terms: bool = True
+    one_per_file: bool = True
+    file_aggregation: bool = True
+    path_priors: bool = True
+    centrality: bool = True
+    binary_vectors: bool = True
+    k: int | None = None
+    without: frozenset[str] = field(default_factory=frozenset)
+    weights: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+
+
+# The switchable ranking features, in the order an ablation table lists them.
+FEATURES: tuple[str, ...] = tuple(f.name for f in fields(Ranking) if f.type in ("bool", bool))
+
+
+class SearchError(ValueError):
+    """A request that cannot run as given, with a message that says how to fix it."""
+
+
+@dataclass(frozen=True)
+class SearchRequest:
+    """The arguments of `fourfold.search` (DESIGN §7).
+
+    `ranking` is not a protocol argument: it carries the ranking switches of this one request (all on
+    unless an evaluation's ablation or a weight fit turns some off), so that two queries running at
+    once never see each other's (issue 11: no mutable switches on a shared searcher).
+    """
+
+    query: str
+    limit: int = 20
+    preset: str | None = None
+    modes: tuple[str, ...] | None = None
+    intent: str | None = None
+    paths: tuple[str, ...] | None = None
+    languages: tuple[str, ...] | None = None
+    ranking: Ranking = field(default_factory=Ranking)
+
+    @classmethod
+    def from_mapping(cls, values: Mapping[str, Any]) -> SearchRequest:
+        """Validate protocol arguments; every problem is a SearchError a person can act on."""
+        if not isinstance(values, Mapping):
+            raise SearchError('fourfold.search takes one object argument, e.g. [{"query": "parse config"}]')
+        unknown = set(values) - {"query", "limit", "preset", "modes", "intent", "paths", "languages"}
+        if unknown:
+            raise SearchError(f"unknown argument(s) {', '.join(sorted(unknown))} for fourfold.search")
+        query = values.get("query")
+        if not isinstance(query, str):
+            raise SearchError('"query" is required and must be a string')
+        request = cls(
+            query=query,
+            limit=_int_arg(values.get("limit", 20), "limit"),
+            preset=_choice(values.get("preset"), tuple(PRESETS), "preset"),
+            modes=_choices(values.get("modes"), MODALITIES, "modes"),
+            intent=_choice(values.get("intent"), INTENTS, "intent"),
+            paths=_strings(values.get("paths"), "paths"),
+            languages=_strings(values.get("languages"), "languages"),
+        )
+        request.validate()
+        return request
+
+    def validate(self) -> None:
+        if len(self.query) > MAX_QUERY_LENGTH:
+            raise SearchError(f"query is {len(self.query)} characters; the limit is {MAX_QUERY_LENGTH}: "
+                              "send the part that matters (an issue's title, description and traceback)")
+        if not 1 <= self.limit <= MAX_LIMIT:
+            raise SearchError(f'"limit" must be between 1 and {MAX_LIMIT}')
+
+
+def _int_arg(value: Any, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise SearchError(f'"{name}" must be an integer')
+    return value
+
+
+def _choice(value: Any, allowed: Sequence[str], name: str) -> str | None:
+    if value is None:
+        return None
+    if value not in allowed:
+        raise SearchError(f'"{name}" must be one of {", ".join(allowed)} (got {value!r})')
+    return str(value)
+
+
+def _strings(value: Any, name: str) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    if not isinstance(value, list | tuple) or not all(isinstance(item, str) for item in value):
+        raise SearchError(f'"{name}" must be a list of strings')
+    return tuple(value)
+
+
+def _choices(value: Any, allowed: Sequence[str], name: str) -> tuple[str, ...] | None:
+    items = _strings(value, name)
+    for item in items or ():
+        _choice(item, allowed, name)
+    return items

@@ -1,0 +1,1 @@
+"""In what order: routing weights, fusion and the ranking features, explained."""

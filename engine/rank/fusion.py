@@ -1,0 +1,339 @@
+"""Combine the retrievers' rankings into the one list a user reads.
+
+Every result a user sees carries `score`, per-modality `contributions` and `ranks`, the graph
+`boost`, whether it was `demoted`, and the file's other matching ranges as `matches`; this module
+computes all of them. It is weighted Reciprocal Rank Fusion (DESIGN §4): retrievers' raw scores are
+never compared, only their ranks, so a BM25 score and a cosine similarity cannot drown each other;
+a hit found by several retrievers sums their contributions and rises; central symbols get a capped
+boost; vendored, built, archived, minified and generated files are demoted; and each file appears
+once, at its best chunk, so one file cannot fill the page.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+from ..model.profiles import (
+    BOOST_CAP,
+    BOOST_SLOPE,
+    CALLABLE_KINDS,
+    DEFINITION_KINDS,
+    DEMOTE_FACTOR,
+    DEMOTED_DIRS,
+    DEMOTED_NAME_MARKERS,
+    DEMOTED_SUFFIXES,
+    FILE_COHERENCE_CHUNKS,
+    FUSED_DEFINITION_BOOST,
+    HEAD_OF_FILE_KINDS,
+    LINE_LEVEL_SHARE,
+    MODALITIES,
+    NAMED_FILE_SCALE,
+)
+from ..model.records import Hit, Span
+from ..model.tokens import last_name
+from ..query.parsedquery import named_file
+from .ranking import defines
+
+__all__ = ["FusedResult", "boost", "fuse", "is_demoted_path"]
+
+
+@dataclass(frozen=True)
+class FusedResult:
+    """One file's best chunk after fusion, with everything needed to explain its place in the list.
+
+    `contributions` are boosted (centrality `boost`, and FUSED_DEFINITION_BOOST when `defines`: the
+    result is the definition of a name the query states, NAMED_FILE_SCALE more in the file named
+    after it) and undemoted, so
+    `score == (sum(contributions) + coherence) × prior`, times the demotion factor when `demoted`.
+    `coherence` is the share of the file's other chunks' scores added for an understanding question,
+    `prior` what the file's path says about it as an answer to one (1 otherwise). `ranks` are 0-based
+    positions in each retriever's list.
+    """
+
+    path: str
+    span: Span
+    symbol: str | None
+    kind: str | None
+    language: str | None
+    snippet: str
+    score: float
+    contributions: dict[str, float]
+    ranks: dict[str, int]
+    boost: float
+    demoted: bool
+    matches: list[Span] = field(default_factory=list)
+    defines: bool = False
+    prior: float = 1.0
+    coherence: float = 0.0
+    # A guess, not an answer: the query's target is not in the workspace (engine/search/absence.py).
+    approximate: bool = False
+    # How the result depends on the query's target (impact, references): the chain of names.
+    via: tuple[str, ...] = ()
+    # References: whether the use resolves to the target (None where the question does not arise).
+    resolved: bool | None = None
+
+
+def boost(centrality: float) -> float:
+    """DESIGN §4: min(1 + 0.3 ln(1 + centrality), 1.5). A hub rises, but never past the cap."""
+    return min(1.0 + BOOST_SLOPE * math.log1p(max(centrality, 0.0)), BOOST_CAP)
+
+
+def is_demoted_path(path: str) -> bool:
+    """Whether `path` (relative to its workspace root) is vendored, built, archived, minified or generated."""
+    parts = path.replace("\\", "/").split("/")
+    name = parts[-1].lower()
+    if any(part.lower() in DEMOTED_DIRS for part in parts[:-1]):
+        return True
+    return name.endswith(DEMOTED_SUFFIXES) or any(marker in name for marker in DEMOTED_NAME_MARKERS)
+
+
+@dataclass(frozen=True)
+class _Entry:
+    modality: str
+    rank: int
+    hit: Hit
+
+
+@dataclass
+class _Cluster:
+    """The hits that are one result: same file and same enclosing symbol, or overlapping lines."""
+
+    path: str
+    symbol: str | None
+    first_line: int
+    last_line: int
+    order: int
+    entries: list[_Entry] = field(default_factory=list)
+
+    def add(self, entry: _Entry) -> None:
+        self.entries.append(entry)
+        self.first_line = min(self.first_line, entry.hit.span.start_line)
+        self.last_line = max(self.last_line, entry.hit.span.end_line)
+
+    def overlap(self, span: Span) -> int:
+        return min(self.last_line, span.end_line) - max(self.first_line, span.start_line) + 1
+
+
+def _modality_order(names: Collection[str]) -> list[str]:
+    """Canonical modalities first, then any other names sorted: fusion never depends on dict order."""
+    return [m for m in MODALITIES if m in names] + sorted(m for m in names if m not in MODALITIES)
+
+
+def _entries(ranked: Mapping[str, Sequence[Hit]]) -> Iterator[_Entry]:
+    for modality in _modality_order(ranked):
+        for rank, hit in enumerate(ranked[modality]):
+            yield _Entry(modality, rank, hit)
+
+
+@dataclass
+class _Clusters:
+    """Clusters in creation order, indexed by file so that placing a hit never scans other files."""
+
+    ordered: list[_Cluster] = field(default_factory=list)
+    by_path: dict[str, list[_Cluster]] = field(default_factory=dict)
+    by_symbol: dict[tuple[str, str], _Cluster] = field(default_factory=dict)
+
+    def new(self, entry: _Entry, symbol: str | None) -> _Cluster:
+        span = entry.hit.span
+        cluster = _Cluster(entry.hit.path, symbol, span.start_line, span.end_line, len(self.ordered))
+        self.ordered.append(cluster)
+        self.by_path.setdefault(cluster.path, []).append(cluster)
+        return cluster
+
+    def place_symbol(self, entry: _Entry, symbol: str) -> None:
+        key = (entry.hit.path, symbol)
+        cluster = self.by_symbol.get(key) or self.new(entry, symbol)
+        self.by_symbol[key] = cluster
+        cluster.add(entry)
+
+    def place_loose(self, entry: _Entry) -> None:
+        span = entry.hit.span
+        overlapping = [c for c in self.by_path.get(entry.hit.path, []) if c.overlap(span) > 0]
+        if not overlapping:
+            self.new(entry, None).add(entry)
+            return
+        best = min(
+            overlapping,
+            key=lambda c: (c.symbol is None, -c.overlap(span), c.last_line - c.first_line, c.order),
+        )
+        best.add(entry)
+
+
+def _cluster(ranked: Mapping[str, Sequence[Hit]]) -> list[_Cluster]:
+    """Group hits that denote the same thing, so that their modalities' contributions add up.
+
+    Identity: hits in the same file with the same enclosing symbol are one result, whatever their
+    exact ranges (a structural hit on a function's definition and a text hit on a line of its body).
+    A hit without a symbol joins the cluster in its file whose lines it overlaps most (ties: the
+    narrower, then the earlier cluster), symbol clusters first; with no overlap it stands alone.
+    """
+    clusters = _Clusters()
+    loose: list[_Entry] = []
+    for entry in _entries(ranked):
+        if entry.hit.symbol is None:
+            loose.append(entry)
+        else:
+            clusters.place_symbol(entry, entry.hit.symbol)
+    for entry in loose:
+        clusters.place_loose(entry)
+    return clusters.ordered
+
+
+@dataclass(frozen=True)
+class _Scored:
+    cluster: _Cluster
+    representative: _Entry
+    contributions: dict[str, float]
+    ranks: dict[str, int]
+    boost: float
+    defines: bool
+    total: float
+
+
+# Hits that show a definition itself (its symbol, or the chunk that opens it) rather than a window
+# of its body: a result that is a definition is shown at its head.
+HEAD_KINDS = frozenset({"definition"}) | (DEFINITION_KINDS - {"module", "namespace"})
+
+
+def _score(
+    cluster: _Cluster, weights: Mapping[str, float], k: int, centrality: Callable[[Hit], float],
+    names: frozenset[str], generic: frozenset[str] = frozenset(),
+) -> _Scored:
+    """Weighted RRF over the cluster's best rank in each modality, times its symbol's boost.
+
+    The boost is the centrality boost, times FUSED_DEFINITION_BOOST when the cluster is the
+    definition of a name the query states (`ClientResponse`: the class, not the classes near it);
+    of a `generic` name (one too many files define), only the definition in the file named after it.
+    """
+    ranks: dict[str, int] = {}
+    for entry in cluster.entries:
+        ranks[entry.modality] = min(ranks.get(entry.modality, entry.rank), entry.rank)
+    anchor = next((e.hit for e in cluster.entries if e.hit.symbol is not None), cluster.entries[0].hit)
+    lift = boost(centrality(anchor))
+    defining = [e.hit for e in cluster.entries if names and defines(e.hit.symbol, e.hit.kind, names)
+                and (last_name(e.hit.symbol) not in generic or named_file(e.hit.path, last_name(e.hit.symbol) or ""))]
+    defined = bool(defining)
+    # Of several definitions of the name (Swift extensions, C# partial classes, overloads), the one in
+    # the file named after it is the home: `Application.swift`, not `Application+HTTP+Server.swift`.
+    home = any(named_file(hit.path, last_name(hit.symbol) or "") for hit in defining)
+    factor = lift * (FUSED_DEFINITION_BOOST * (NAMED_FILE_SCALE if home else 1.0) if defined else 1.0)
+    contributions = {m: weights.get(m, 0.0) * factor / (k + r + 1) for m, r in ranks.items()}
+    order = _modality_order(ranks)
+    heads = [e for e in cluster.entries if e.hit.kind in HEAD_KINDS] if cluster.symbol is not None else []
+    representative = min(
+        heads or cluster.entries,
+        key=lambda e: (-contributions[e.modality], order.index(e.modality), e.rank),
+    )
+    return _Scored(cluster, representative, contributions, ranks, lift, defined, sum(contributions.values()))
+
+
+def _score_key(scored: _Scored) -> tuple[float, str, Span, str]:
+    """Highest score first; ties broken by path, position and symbol so equal inputs give equal output."""
+    hit = scored.representative.hit
+    return (-scored.total, hit.path, hit.span, scored.cluster.symbol or "")
+
+
+def _result(
+    best: _Scored, others: Sequence[_Scored], demote: float | None, prior: float, coherence: float
+) -> FusedResult:
+    """The file's result at its best cluster; `demote` is the demotion factor when the file is demoted."""
+    hit = best.representative.hit
+    added = coherence * sum(other.total for other in others[:FILE_COHERENCE_CHUNKS])
+    spans = {e.hit.span for s in (best, *others) for e in s.cluster.entries}
+    spans.discard(hit.span)
+    kind = hit.kind or next((e.hit.kind for e in best.cluster.entries if e.hit.kind), None)
+    language = hit.language or next((e.hit.language for e in best.cluster.entries if e.hit.language), None)
+    return FusedResult(
+        path=hit.path,
+        span=hit.span,
+        symbol=best.cluster.symbol,
+        kind=kind,
+        language=language,
+        snippet=hit.snippet,
+        score=(best.total + added) * prior * (demote if demote is not None else 1.0),
+        contributions=best.contributions,
+        ranks=best.ranks,
+        boost=best.boost,
+        demoted=demote is not None,
+        matches=sorted(spans),
+        defines=best.defines,
+        prior=prior,
+        coherence=added,
+        via=hit.via or next((e.hit.via for e in best.cluster.entries if e.hit.via), ()),
+        resolved=hit.resolved if hit.resolved is not None else next(
+            (e.hit.resolved for e in best.cluster.entries if e.hit.resolved is not None), None),
+    )
+
+
+
+
+def _function_shown(items: Sequence[_Scored]) -> _Scored | None:
+    """The function to show a file at when its best cluster is the file's head (issue 14: "how does X
+    work" answered by the function in a 4,700-line file, not by its imports), or None."""
+    best = items[0]
+    if best.cluster.symbol is not None and best.representative.hit.kind not in HEAD_OF_FILE_KINDS:
+        return None
+    for item in items[1:]:
+        if item.total < LINE_LEVEL_SHARE * best.total:
+            return None
+        if item.representative.hit.kind in CALLABLE_KINDS or (
+                item.cluster.symbol is not None and item.representative.hit.kind == "definition"):
+            return item
+    return None
+
+
+def _shown_at(result: FusedResult, shown: _Scored) -> FusedResult:
+    """The same result (same score and explanation) displayed at another of its file's clusters."""
+    hit = shown.representative.hit
+    matches = sorted({*result.matches, result.span} - {hit.span})
+    return replace(result, span=hit.span, symbol=shown.cluster.symbol, kind=hit.kind or result.kind,
+                   snippet=hit.snippet, matches=matches)
+
+
+def fuse(
+    ranked: Mapping[str, Sequence[Hit]],
+    weights: Mapping[str, float],
+    k: int,
+    centrality: Callable[[Hit], float],
+    demote_factor: float = DEMOTE_FACTOR,
+    is_demoted: Callable[[str], bool] = is_demoted_path,
+    *,
+    names: frozenset[str] = frozenset(),
+    generic: frozenset[str] = frozenset(),
+    prior: Callable[[str], float] | None = None,
+    one_per_file: bool = True,
+    coherence: float = 0.0,
+    line_level: bool = False,
+) -> list[FusedResult]:
+    """Fuse each modality's ranked hits into one list, best first, one result per file.
+
+    A hit at 0-based rank r in modality m contributes weights[m] / (k + r + 1), times the boost of
+    its enclosing symbol (`centrality` gives PageRank scaled so the average node has 1), doubled for
+    a definition of one of `names` (of a `generic` one only in the file named after it). A modality
+    missing from `weights` weighs 0. Within one result only the best rank of each modality counts,
+    as in RRF each item appears once per list. `prior`
+    multiplies a file's score by what its path says (tests and examples lower for an understanding
+    question). `one_per_file` off lists every cluster on its own (the ablation of the file spread).
+    `coherence` adds that share of a file's next FILE_COHERENCE_CHUNKS clusters' scores to its best.
+    `line_level` (understanding questions) shows a file whose best cluster is its head (module code,
+    imports, a docstring) at its best function instead, when that scores at least LINE_LEVEL_SHARE of it.
+    """
+    if k < 0:
+        raise ValueError(f"RRF k must be >= 0, got {k}")
+    negative = sorted(m for m, w in weights.items() if w < 0)
+    if negative:
+        raise ValueError(f"weights must be >= 0, got negative weights for {negative}")
+    scored = sorted((_score(c, weights, k, centrality, names, generic) for c in _cluster(ranked)), key=_score_key)
+    groups: dict[tuple[str, int], list[_Scored]] = {}
+    for position, item in enumerate(scored):
+        groups.setdefault((item.cluster.path, 0 if one_per_file else position), []).append(item)
+    results = []
+    for (path, _), items in groups.items():
+        demote = demote_factor if is_demoted(path) else None
+        result = _result(items[0], items[1:], demote, prior(path) if prior is not None else 1.0, coherence)
+        shown = _function_shown(items) if line_level else None
+        results.append(_shown_at(result, shown) if shown is not None else result)
+    results.sort(key=lambda r: (-r.score, r.path, r.span))
+    return results

@@ -1,0 +1,360 @@
+"""Ranking features: what Fourfold knows about code that a plain BM25 + embeddings hybrid does not.
+
+A person asking `Tokenizer` wants the file that defines the class, not the forty that import it; a
+person asking `how are retries configured` wants `retry.py` and the three other files about
+retries, not five chunks of one of them, and not its tests. Each feature here turns one such piece
+of knowledge into a score adjustment, and each can be switched off (`Ranking`) so that
+`fourfold eval --ablations` measures what it is worth. The numbers are data in `profiles.py`.
+
+"Why is this first?" is answered here: every feature and the decision to apply it. Two act on the text
+retriever's own list, before its cut to the fusion depth (`boost_chunks` on the BM25 candidates of a
+question, `literal_ranked` on the literal hits of an identifier); `fusion_features` decides the rest
+(definition lift, centrality boost, path priors, file coherence, line-level display), which
+engine/rank/fusion.py applies in its RRF arithmetic. All of them read the query as parsed once
+(engine/query/parsedquery.py) and the switches of the request (`Ranking`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from pathlib import PurePosixPath
+from typing import TYPE_CHECKING
+
+from ..model.languages import DOC_LANGUAGES, detect_language
+from ..model.profiles import (
+    COMPAT_PRIOR,
+    DEFINITION_BOOST,
+    DEFINITION_INTENTS,
+    DEFINITION_KINDS,
+    DOC_PRIOR,
+    EMBEDDED_NAME_SCALE,
+    EXAMPLE_PRIOR,
+    FILE_COHERENCE,
+    FUSED_PATH_TERM_BOOST,
+    GENERIC_NAME_FILES,
+    NAMED_FILE_SCALE,
+    PATH_PREFIX_MIN,
+    PATH_TERM_BOOST,
+    PROSE_PRIOR,
+    REEXPORT_PRIOR,
+    TEST_PRIOR,
+    TOPIC_INTENTS,
+    TYPE_STUB_PRIOR,
+    UNDERSTANDING_INTENTS,
+)
+from ..model.records import Chunk, Hit
+from ..model.tokens import last_name, split_identifier
+from ..query.parsedquery import (
+    ParsedQuery,
+    StatedNames,
+    asks_about_docs,
+    asks_about_tests,
+    named_file,
+)
+from ..query.request import Ranking
+
+if TYPE_CHECKING:
+    from ..index.snapshot import Snapshot
+
+__all__ = [
+    "FusionFeatures",
+    "boost_chunks",
+    "defines",
+    "defining_paths",
+    "definitions_first",
+    "file_prior",
+    "fusion_features",
+    "generic_names",
+    "is_test_path",
+    "literal_ranked",
+    "path_prior",
+    "path_term_ratio",
+    "prose_prior",
+    "query_path_prior",
+    "with_generic",
+]
+
+
+
+def generic_names(names: Collection[str], defining_paths: Callable[[str], Collection[str]]) -> frozenset[str]:
+    """Names that more than GENERIC_NAME_FILES files define (`defining_paths(name)`: the paths of its
+    definitions): a namespace, an overridden method. Written inside a question, such a name says
+    what the question is about, not which definition answers it."""
+    return frozenset(name for name in names if len(set(defining_paths(name))) > GENERIC_NAME_FILES)
+
+
+def defining_paths(snapshot: Snapshot, name: str) -> list[str]:
+    """The files that define `name` (a field or a variable of that name is no definition of it)."""
+    return [symbol.path for symbol in snapshot.symbols.definitions(name) if symbol.kind in DEFINITION_KINDS]
+
+
+def with_generic(names: StatedNames, defining_paths: Callable[[str], Collection[str]]) -> StatedNames:
+    """`names` with its embedded names that are generic (`generic_names`) marked as such."""
+    generic = generic_names(names.embedded - names.whole, defining_paths) if names.embedded else frozenset()
+    return replace(names, generic=generic) if generic else names
+
+
+def defines(symbol: str | None, kind: str | None, names: Collection[str]) -> bool:
+    """Whether a definition of `kind` named `symbol` is one of `names`."""
+    return kind in DEFINITION_KINDS and last_name(symbol) in names
+
+
+def _definition_boost(chunk: Chunk, names: StatedNames) -> float:
+    """How many best-scores a chunk gains for defining a stated name (0 when it defines none)."""
+    name = last_name(chunk.symbol)
+    if chunk.kind not in DEFINITION_KINDS or name is None or not names.names_definition(name, chunk.path):
+        return 0.0
+    if name in names.whole:
+        scale = 1.0
+    elif name in names.embedded:
+        scale = EMBEDDED_NAME_SCALE
+    else:
+        return 0.0
+    return DEFINITION_BOOST * scale * (NAMED_FILE_SCALE if named_file(chunk.path, name) else 1.0)
+
+
+@lru_cache(maxsize=1 << 16)
+def path_parts(path: str) -> frozenset[str]:
+    """The words of a file's stem and its folder's name: `web_urldispatcher.py` -> web, urldispatcher."""
+    pure = PurePosixPath(path)
+    parts = set(split_identifier(pure.stem)) | {pure.stem.lower()}
+    if pure.parent.name:
+        parts |= set(split_identifier(pure.parent.name)) | {pure.parent.name.lower()}
+    return frozenset(part for part in parts if part)
+
+
+def path_term_ratio(keywords: frozenset[str], path: str) -> float:
+    """Share of the keywords a path names, a shared prefix of 3+ letters counting (`depend` ~ `dependencies`)."""
+    if not keywords:
+        return 0.0
+    parts = path_parts(path)
+    found = 0
+    for word in keywords:
+        if word in parts or any(_prefixes(word, part) for part in parts):
+            found += 1
+    return found / len(keywords)
+
+
+def _prefixes(word: str, part: str) -> bool:
+    shorter, longer = (word, part) if len(word) <= len(part) else (part, word)
+    return len(shorter) >= PATH_PREFIX_MIN and longer.startswith(shorter)
+
+
+def boost_chunks(
+    scored: Sequence[tuple[Chunk, float]], query: ParsedQuery, ranking: Ranking, extra: Sequence[Chunk] = (),
+    stated: StatedNames | None = None,
+) -> list[tuple[Chunk, float]]:
+    """BM25 candidates re-scored: definitions of stated names, then question words in file names.
+
+    `extra` are chunks defining a stated name that BM25 did not rank (a class whose body never
+    repeats its own name); they enter with their boost alone. `stated` are the query's names when the
+    caller has marked the generic ones (`with_generic`). Best first.
+    """
+    if not scored and not extra:
+        return []
+    top = max((score for _, score in scored), default=1.0) or 1.0
+    stated = stated if stated is not None else query.stated
+    names = stated if ranking.definitions else StatedNames()
+    keywords = query.keywords if ranking.path_terms and not stated.whole else frozenset()
+    seen = {chunk.digest for chunk, _ in scored}
+    candidates = list(scored) + [(chunk, 0.0) for chunk in extra if chunk.digest not in seen]
+    result = []
+    for chunk, score in candidates:
+        gain = _definition_boost(chunk, names) if names else 0.0
+        ratio = path_term_ratio(keywords, chunk.path) if keywords else 0.0
+        result.append((chunk, score + top * (gain + PATH_TERM_BOOST * ratio)))
+    result.sort(key=lambda item: -item[1])
+    return result
+
+
+def literal_ranked(snapshot: Snapshot, query: ParsedQuery, ranking: Ranking, hits: list[Hit], depth: int) -> list[Hit]:
+    """The text retriever's literal hits with the one feature that acts on them: for an identifier
+    asked by an intent that wants its definition, the definitions first (`definitions_first`)."""
+    literal = query.literal
+    if ranking.definitions and literal is not None and literal.kind == "identifier" \
+            and query.intent in DEFINITION_INTENTS:
+        return definitions_first(snapshot, literal.pattern, hits, depth)
+    return hits
+
+
+def definitions_first(snapshot: Snapshot, name: str, hits: list[Hit], depth: int) -> list[Hit]:
+    """An identifier's definitions ahead of its mentions: `HTTPException` answers with the class first,
+    at its name, as a literal match of the name there would."""
+    defined = [symbol for symbol in snapshot.symbols.definitions(name) if symbol.kind in DEFINITION_KINDS]
+    if not defined:
+        return hits
+    score = hits[0].score if hits else 1.0
+    first = [Hit(symbol.path, symbol.name_span, score, symbol.qualified, symbol.kind, symbol.signature,
+                 symbol.language) for symbol in defined]
+    places = {(symbol.path, symbol.qualified) for symbol in defined}
+    rest = [hit for hit in hits if (hit.path, hit.symbol) not in places]
+    return (first + rest)[:depth]
+
+
+@dataclass(frozen=True)
+class FusionFeatures:
+    """The ranking features fusion applies to one query (engine/rank/fusion.py does the arithmetic).
+
+    `centrality` gives a hit's PageRank for the capped boost (0 for every hit on a direct route or
+    with the feature off); `names` are the stated names whose definitions are lifted, `generic` those
+    lifted only in the file named after them; `prior` what a file's path says about it; `coherence`
+    the share of a file's next chunks added for an understanding question; `line_level` whether a
+    file whose best chunk is its head is shown at its best function.
+    """
+
+    centrality: Callable[[Hit], float]
+    names: frozenset[str]
+    generic: frozenset[str]
+    prior: Callable[[str], float] | None
+    one_per_file: bool
+    coherence: float
+    line_level: bool
+
+
+def fusion_features(snapshot: Snapshot, query: ParsedQuery, ranking: Ranking, intent: str,
+                    direct: bool) -> FusionFeatures:
+    """Which features fusion applies for `intent` with the request's switches. The direct path skips
+    fusion (DESIGN §4): the retriever's own order stands, unboosted; path priors and the file spread
+    still apply."""
+    understanding = intent in UNDERSTANDING_INTENTS
+    topical = intent in TOPIC_INTENTS
+    stated = query.stated
+    names = stated.all if not direct and ranking.definitions and intent in DEFINITION_INTENTS else frozenset()
+    generic = generic_names(stated.embedded - stated.whole, lambda name: defining_paths(snapshot, name)) \
+        if names and stated.embedded else frozenset()
+    return FusionFeatures(
+        centrality=(lambda hit: snapshot.graph.centrality_of(hit.path, hit.symbol)) if not direct and ranking.centrality
+        else _flat,
+        names=names,
+        generic=generic,
+        prior=file_prior(query, ranking, named=topical, indexed=snapshot.files.__contains__) if understanding
+        else prose_prior(query, ranking),
+        one_per_file=ranking.one_per_file,
+        coherence=FILE_COHERENCE if topical and ranking.file_aggregation else 0.0,
+        line_level=topical,
+    )
+
+
+def _flat(hit: Hit) -> float:
+    return 0.0
+
+
+_TEST_FILE = re.compile(
+    r"(?:^|/)(?:test_[^/]*\.py|[^/]*_test\.(?:py|go|rb|c|cc|cpp|dart|lua)|[^/]*\.(?:test|spec)\.[cm]?[jt]sx?"
+    r"|[^/]*_spec\.(?:rb|lua)|[^/]*Tests?\.(?:java|kt|swift|cs|php|scala)|[^/]*Spec\.(?:kt|swift|scala)"
+    r"|conftest\.py|test_helpers?[^/]*)$"
+)
+# Not `testing/`: that is where libraries keep the test utilities they ship (`click/testing.py`,
+# `rxjs/internal/testing/TestScheduler.ts`), which are answers, not tests.
+_TEST_DIR = re.compile(r"(?:^|/)(?:tests?|__tests__|specs?)/")
+_EXAMPLE_DIR = re.compile(r"(?:^|/)(?:_?examples?|docs?_src)/")
+_COMPAT_DIR = re.compile(r"(?:^|/)(?:_?compat|legacy)/")
+_REEXPORT_FILES = frozenset({"__init__.py", "package-info.java"})
+_TYPE_STUB = re.compile(r"\.d\.[cm]?ts$")
+
+
+def is_test_path(path: str) -> bool:
+    """Whether a path is a test file or lies under a tests folder (not `testing/`, see above)."""
+    normal = path.replace("\\", "/")
+    return bool(_TEST_FILE.search(normal) or _TEST_DIR.search(normal))
+
+
+def file_prior(query: ParsedQuery, ranking: Ranking, named: bool = True,
+               indexed: Callable[[str], bool] | None = None) -> Callable[[str], float] | None:
+    """What a file's path says about it as the answer to an understanding question: the path priors
+    times, when `named`, the lift of question words it names (`streams.py` for `how does streaming work`).
+    With `indexed` (is this path in the index?), a C/C++ header whose source file sits beside it is a
+    declaration, as a `.d.ts` is: the answer to "how" is in the `.c`."""
+    if not ranking.path_priors and not (ranking.path_terms and named):
+        return None
+    keywords = query.keywords if ranking.path_terms and named else frozenset()
+    tests_wanted, docs_wanted = query.tests_wanted, query.docs_wanted
+
+    def prior(path: str) -> float:
+        base = _path_prior(path, tests_wanted, docs_wanted) if ranking.path_priors else 1.0
+        if ranking.path_priors and indexed is not None and _declares_a_sibling(path, indexed):
+            base *= TYPE_STUB_PRIOR
+        return base * (1.0 + FUSED_PATH_TERM_BOOST * path_term_ratio(keywords, path)) if keywords else base
+
+    return prior
+
+
+_HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx")
+_SOURCE_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".m", ".mm")
+
+
+def _declares_a_sibling(path: str, indexed: Callable[[str], bool]) -> bool:
+    """`lib/url.h` when `lib/url.c` is indexed (a header-only library's headers are its code)."""
+    stem, dot, suffix = path.rpartition(".")
+    if not dot or "." + suffix.lower() not in _HEADER_SUFFIXES:
+        return False
+    return any(indexed(stem + source) for source in _SOURCE_SUFFIXES)
+
+
+# Prose that is not documentation of the code: instructions to coding agents, change logs, licences,
+# contribution rules, and what .github/ holds (issue templates, CI workflows). They repeat the code's
+# words (an AGENTS.md summarises every module) without being where anything happens.
+_PROSE_NAME = re.compile(
+    r"(?:^|/)(?:AGENTS|CLAUDE|GEMINI|CONVENTIONS|copilot-instructions|\.cursorrules|\.windsurfrules|\.clinerules"
+    r"|CHANGELOG|CHANGES|HISTORY|NEWS|RELEASES?|RELEASE[-_]NOTES|LICEN[CS]E|COPYING|NOTICE|AUTHORS"
+    r"|CONTRIBUTORS|CONTRIBUTING|CODE[-_]OF[-_]CONDUCT|SECURITY|SUPPORT|FUNDING)(?:[-_.][^/]*)?$",
+    re.IGNORECASE,
+)
+# Folders of repository machinery rather than code: every file in them is prose or configuration.
+_PROSE_DIR = re.compile(r"(?:^|/)\.(?:github|gitlab|circleci|cursor|husky)/")
+# Prose in other shapes: translation catalogs (a question in Italian matches the Italian catalog,
+# not the code), package metadata that repeats the README, and man pages.
+_PROSE_KIND = re.compile(r"\.(?:po|pot)$|(?:^|/)PKG-INFO$|(?:^|/)man\d?/[^/]+\.\d[a-z]?$")
+
+
+def prose_prior(query: ParsedQuery, ranking: Ranking) -> Callable[[str], float] | None:
+    """Code before prose for every question about code (not only understanding ones): documentation
+    at DOC_PRIOR, agent instructions, change logs, licences and CI configs at PROSE_PRIOR, unless
+    the question is about docs. A docstring is not lowered: it is part of the code's chunk."""
+    if not ranking.path_priors:
+        return None
+    docs_wanted = query.docs_wanted
+    return lambda path: _prose_factor(path.replace("\\", "/"), docs_wanted)
+
+
+@lru_cache(maxsize=1 << 16)
+def _prose_factor(path: str, docs_wanted: bool) -> float:
+    if docs_wanted:
+        return 1.0
+    language = detect_language(path)
+    prose = language is None or language in DOC_LANGUAGES  # `history.py` is code, `HISTORY.rst` is not
+    if _PROSE_DIR.search(path) or _PROSE_KIND.search(path) or (prose and _PROSE_NAME.search(path)):
+        return PROSE_PRIOR
+    return DOC_PRIOR if language in DOC_LANGUAGES else 1.0
+
+
+def path_prior(path: str, query: str = "") -> float:
+    """How much to trust a file as the answer to an understanding question, from its path alone.
+    `query` is text the caller has not parsed (a part of a pasted issue, engine/search/decompose.py)."""
+    return _path_prior(path, asks_about_tests(query), asks_about_docs(query))
+
+
+def query_path_prior(path: str, query: ParsedQuery) -> float:
+    """`path_prior` for a parsed query: whether it asks about tests or docs was read once, at parse."""
+    return _path_prior(path, query.tests_wanted, query.docs_wanted)
+
+
+@lru_cache(maxsize=1 << 16)
+def _path_prior(path: str, tests_wanted: bool, docs_wanted: bool) -> float:
+    normal = path.replace("\\", "/")
+    prior = 1.0
+    if not tests_wanted and is_test_path(normal):
+        prior *= TEST_PRIOR
+    prior *= _prose_factor(normal, docs_wanted)
+    if _EXAMPLE_DIR.search(normal):
+        prior *= EXAMPLE_PRIOR
+    if _COMPAT_DIR.search(normal):
+        prior *= COMPAT_PRIOR
+    if PurePosixPath(normal).name in _REEXPORT_FILES:
+        prior *= REEXPORT_PRIOR
+    if _TYPE_STUB.search(normal):
+        prior *= TYPE_STUB_PRIOR
+    return prior

@@ -1,0 +1,1 @@
+"""What the code means: embedding backends, their cache and the vector index."""

@@ -1,0 +1,730 @@
+"""One workspace root: its persistent index, kept in step with the files on disk and in the editor.
+
+`refresh` walks the root and re-indexes only files whose (size, mtime, hash) changed; `update_file`
+and `set_buffer` touch one file's postings, symbols, chunks and graph edges. Every change is written
+to the store in one transaction and published as a new immutable Snapshot, which searches read.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import concurrent.futures.process
+import ctypes
+import logging
+import multiprocessing
+import os
+import signal
+import sys
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Generator, Iterator, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..graph.graph import CodeGraph, paused_gc
+from ..index.discovery import UnreadableFile, Walker, read_file
+from ..index.snapshot import ContentCache, Snapshot
+from ..index.store import IndexStore, StoredFile, default_index_dir
+from ..index.structure import parse_file
+from ..index.symbols import SymbolTable
+from ..index.trigram import DamagedTrigrams, TrigramIndex, file_trigrams, pack, unpack
+from ..model.languages import detect_language
+from ..model.profiles import PRESETS
+from ..model.records import FileRecord, Hit, ParsedFile, Span, Symbol
+from ..model.settings import Settings
+from ..query.parsedquery import ParsedQuery
+from ..query.request import SearchRequest
+from ..retrieve import navigation
+from ..retrieve.retrievers import LexicalCache, graph, make_semantic_retriever, make_text_retriever, structural
+from ..search.answer import Answer, IndexState, SearchResponse, answer_of
+from ..search.search import Searcher
+from .embedder import Embedder
+
+log = logging.getLogger(__name__)
+Progress = Callable[[int, int], None]
+# Rows are committed in batches so a killed first index keeps most of its work.
+WRITE_BATCH = 400
+# Past this many changed files, rebuilding the indexes in bulk beats applying one-file updates.
+BULK_CHANGE = 64
+# A first index publishes what it has at most this often (searches during indexing answer from it).
+PUBLISH_INTERVAL_S = 4.0
+# Parsing runs in worker processes when a refresh has at least this many files to read.
+PARALLEL_MIN_FILES = 200
+MAX_WORKERS = 4
+# Files per task sent to a worker (amortises the pickling round trip).
+POOL_CHUNK = 16
+# After a worker died: files re-run one by one to find the one that killed it. Results come back in
+# order and the pool holds at most one running and one queued chunk per worker (plus one), so the
+# culprit is within this many files of the first missing result; if not, the next round finds it.
+SUSPECT_FILES = (2 * MAX_WORKERS + 2) * POOL_CHUNK
+# Quiet time after the last edit before centrality is recomputed in the background.
+CENTRALITY_DELAY_S = 0.3
+# Quiet time after the last edit before new chunks are embedded and BM25 is rebuilt in the background.
+CATCH_UP_DELAY_S = 0.5
+# Builds of BM25 a catch-up waits through before leaving it to the next edit (one may be for an older snapshot).
+LEXICAL_ATTEMPTS = 3
+# Linux prctl option: the signal a process gets when its parent dies (<linux/prctl.h>).
+PR_SET_PDEATHSIG = 1
+# How often a pool worker checks that its parent is alive, where no parent-death signal exists.
+PARENT_POLL_S = 1.0
+# Skipped files listed by name in status (all are counted by reason).
+STATUS_SKIPPED_LISTED = 50
+
+
+class WorkspaceError(Exception):
+    """A problem with the workspace itself (missing root, unusable index folder), in actionable words."""
+
+
+@dataclass(frozen=True)
+class RefreshStats:
+    """What one refresh did: how many files it scanned, re-indexed, removed, and how long it took."""
+
+    scanned: int
+    indexed: int
+    removed: int
+    unchanged: int
+    seconds: float
+
+
+@dataclass(frozen=True)
+class _Indexed:
+    stored: StoredFile
+    text: str
+
+
+def _index_one(root: Path, path: str, max_file_size: int) -> _Indexed:
+    record, text = read_file(root, path, max_file_size)
+    return _index_text(record, text)
+
+
+def _index_or_reason(root: Path, path: str, max_file_size: int) -> _Indexed | str:
+    """One file's index entry, or why it was left out: a bad file costs that file only, never the index."""
+    try:
+        return _index_one(root, path, max_file_size)
+    except UnreadableFile as error:
+        return error.reason
+    except (UnicodeError, ValueError, RecursionError, MemoryError) as error:
+        return f"could not be parsed: {type(error).__name__}: {error}"
+
+
+def _index_job(job: tuple[Path, str, int]) -> _Indexed | str:
+    """One file for a worker process: its index entry with the store row encoded, or why it was skipped."""
+    item = _index_or_reason(*job)
+    return item if isinstance(item, str) else _Indexed(item.stored.with_encoding(), item.text)
+
+
+def _worker_started(parent: int) -> None:
+    """Pool initializer: a worker dies with the indexer that spawned it, even when that one is killed -9.
+
+    On Linux the kernel sends SIGKILL on the parent's death (prctl PR_SET_PDEATHSIG); elsewhere, and as
+    a second line, a daemon thread exits once the parent pid is gone (the worker is re-parented).
+    """
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            log.debug("prctl is unavailable; the parent watchdog alone guards this worker")
+    if os.getppid() != parent:
+        os._exit(1)  # the parent died before the signal was armed
+    threading.Thread(target=_watch_parent, args=(parent,), daemon=True, name="parent-watch").start()
+
+
+def _watch_parent(parent: int) -> None:
+    while True:
+        time.sleep(PARENT_POLL_S)
+        if os.getppid() != parent:
+            os._exit(1)
+
+
+def _index_text(record: FileRecord, text: str) -> _Indexed:
+    parsed = parse_file(record.path, text, record.language)
+    return _Indexed(StoredFile(record, pack(file_trigrams(text)), parsed), text)
+
+
+class Workspace:
+    """The index of one root and the only writer of its snapshots."""
+
+    # What a worker process runs per file (a module-level function: workers import it by name).
+    index_job: Callable[[tuple[Path, str, int]], _Indexed | str] = staticmethod(_index_job)
+
+    def __init__(self, root: Path, settings: Settings | None = None, background: bool = True) -> None:
+        """`background`: recompute centrality in a thread after edits (a server wants this; a one-shot CLI
+        does not)."""
+        if not root.is_dir():
+            raise WorkspaceError(f"workspace root {root} does not exist or is not a folder")
+        self.root = root.resolve()
+        self.settings = settings or Settings()
+        folder = Path(self.settings.index_dir) if self.settings.index_dir else default_index_dir(self.root)
+        try:
+            self.store = IndexStore(folder)
+        except OSError as error:
+            raise WorkspaceError(f"cannot use index folder {folder}: {error.strerror or error}") from error
+        self._write_lock = threading.RLock()
+        self._next_id = 0
+        self._background = background
+        self._centrality_timer: threading.Timer | None = None
+        self._catch_up_timer: threading.Timer | None = None
+        self._catch_up_lock = threading.Lock()
+        self._closing = threading.Event()
+        self._embedding_started = False
+        self._embed_failure: str | None = None
+        self._semantic_cache: tuple[tuple[int, int], tuple[int, int]] | None = None
+        self._graph_behind = False
+        # Files refused on reading, by path: (size, mtime_ns, reason), so an unchanged one is not re-read.
+        self._unreadable: dict[str, tuple[int, int, str]] = {}
+        self.state = "loading"
+        self.last_error: str | None = self.store.rebuilt_reason
+        self.failure: str | None = None  # why the last refresh failed, until one succeeds
+        self.progress = 0.0
+        self._snapshot = self._load()
+        self._embedder = Embedder(self.settings, self.store.folder)
+        self._lexical = LexicalCache()
+        retrievers = {
+            "text": make_text_retriever(self._lexical),
+            "structural": structural,
+            "graph": graph,
+            "semantic": make_semantic_retriever(self._embedder.state),
+        }
+        self._searcher = Searcher(
+            retrievers, self.settings.preset, self._embedder.available, self.settings.demote_factor
+        )
+
+    # --- reading -------------------------------------------------------------------------
+    def snapshot(self) -> Snapshot:
+        return self._snapshot
+
+    @property
+    def ready(self) -> bool:
+        return self.state == "ready"
+
+    # --- building ------------------------------------------------------------------------
+    def _load(self) -> Snapshot:
+        """The stored index as a snapshot; rows whose trigrams are damaged are dropped (and re-indexed)."""
+        files: dict[str, FileRecord] = {}
+        parsed: dict[str, ParsedFile] = {}
+        packed: dict[str, bytes] = {}
+        grams: dict[str, np.ndarray] = {}
+        damaged: list[tuple[object, str]] = []
+        for stored in self.store.load():
+            path = stored.record.path
+            try:
+                grams[path] = unpack(stored.trigrams)
+            except DamagedTrigrams as error:
+                damaged.append((path, str(error)))
+                continue
+            files[path], parsed[path], packed[path] = stored.record, stored.parsed, stored.trigrams
+        if damaged:
+            self.store.drop_damaged(damaged)
+        self.state = "indexing"
+        empty = Snapshot(
+            root=self.root, generation=0, files={}, parsed={}, packed={}, doc_ids={}, paths_by_id={},
+            trigrams=TrigramIndex.build({}), symbols=SymbolTable(), graph=CodeGraph.build({}), buffers={},
+            contents=ContentCache(), max_file_size=self.settings.max_file_size,
+        )
+        return self._rebuilt(empty, files, parsed, packed, unpacked=grams)
+
+    def _rebuilt(self, base: Snapshot, files: dict[str, FileRecord], parsed: dict[str, ParsedFile],
+                 packed: dict[str, bytes], with_graph: bool = True, unpacked: dict[str, np.ndarray] | None = None,
+                 **changes: Any) -> Snapshot:
+        """A snapshot whose indexes are built in bulk: cheaper than many one-file updates after a big change.
+
+        A partial snapshot published during a first index leaves the graph (the slowest part) for the end.
+        The cycle collector is paused throughout: it would otherwise walk every new record repeatedly.
+        """
+        doc_ids = {path: base.doc_ids.get(path) or self._new_id() for path in files}
+        with paused_gc():
+            return replace(
+                base, generation=base.generation + 1, files=files, parsed=parsed, packed=packed, doc_ids=doc_ids,
+                paths_by_id={doc: path for path, doc in doc_ids.items()},
+                trigrams=TrigramIndex.build({doc_ids[path]: unpacked[path] if unpacked else unpack(blob)
+                                             for path, blob in packed.items()}),
+                symbols=SymbolTable(symbol for item in parsed.values() for symbol in item.symbols),
+                graph=self._built_graph(parsed) if with_graph else base.graph, **changes,
+            )
+
+    def _new_id(self) -> int:
+        self._next_id += 1
+        return self._next_id
+
+    def refresh(
+        self, progress: Progress | None = None, cancel: threading.Event | None = None, full: bool = False
+    ) -> RefreshStats:
+        """Bring the index in line with the disk: re-index what changed (everything if `full`), drop what vanished."""
+        with self._write_lock:
+            try:
+                return self._refresh(progress, cancel, full)
+            except Exception as error:
+                # Said in status (never "indexing" forever); the last good snapshot keeps answering.
+                self.state, self.failure = "error", f"indexing failed: {type(error).__name__}: {error}"
+                log.exception("indexing %s failed", self.root)
+                raise
+
+    def _refresh(self, progress: Progress | None, cancel: threading.Event | None, full: bool) -> RefreshStats:
+        started = time.perf_counter()
+        self.state = "indexing" if not self.ready else self.state
+        walker = Walker(self.root, self.settings.exclude, self.settings.max_file_size)
+        current = self._snapshot
+        candidates = list(walker.walk())
+        skipped = {item.path: item.reason for item in walker.skipped}
+        present = {candidate.path for candidate in candidates}
+        versions = {c.path: (c.size, c.mtime_ns) for c in candidates}
+        # A file refused on reading (binary, minified) stays refused until its size or mtime changes:
+        # without this, every refresh re-read Django's ~1,400 such files.
+        for path, (size, mtime_ns, reason) in self._unreadable.items():
+            if not full and versions.get(path) == (size, mtime_ns):
+                skipped[path] = reason
+        stale = [
+            c.path
+            for c in candidates
+            if c.path not in current.buffers and c.path not in skipped
+            and (full or self._changed(current.files.get(c.path), c.size, c.mtime_ns))
+        ]
+        removed = [path for path in current.files if path not in present]
+        count, pending = self._index_paths(stale, skipped, progress, cancel)
+        self._unreadable = {path: (*versions[path], reason) for path, reason in skipped.items() if path in versions}
+        unreadable = [path for path in stale if path in skipped and path in current.files]
+        self._apply(pending, removed + unreadable, skipped)
+        cancelled = cancel is not None and cancel.is_set()
+        if not cancelled:
+            self._snapshot.graph.refresh_centrality()  # part of indexing, not of the first search
+            self.state, self.progress, self.failure = "ready", 1.0, None
+        return RefreshStats(
+            len(candidates),
+            count,
+            len(removed) + len(unreadable),
+            len(candidates) - len(stale),
+            time.perf_counter() - started,
+        )
+
+    @staticmethod
+    def _changed(record: FileRecord | None, size: int, mtime_ns: int) -> bool:
+        return record is None or record.size != size or record.mtime_ns != mtime_ns
+
+    def _index_paths(self, paths: list[str], skipped: dict[str, str], progress: Progress | None,
+                     cancel: threading.Event | None) -> tuple[int, list[_Indexed]]:
+        """Parse and store `paths`; returns how many were indexed and those not yet published.
+
+        While a long first index runs, what is done so far is published now and then, so searches
+        answer from it (flagged partial) instead of from nothing.
+        """
+        count = 0
+        pending: list[_Indexed] = []
+        unwritten = 0
+        published_at, publish_cost = time.perf_counter(), 0.0
+        for position, (path, item) in enumerate(self._parse_all(paths), 1):
+            if cancel is not None and cancel.is_set():
+                break
+            if isinstance(item, str):
+                skipped[path] = item
+                continue
+            pending.append(item)
+            count, unwritten = count + 1, unwritten + 1
+            if unwritten >= WRITE_BATCH:
+                self.store.write(entry.stored for entry in pending[-unwritten:])
+                unwritten = 0
+                if time.perf_counter() - published_at > max(PUBLISH_INTERVAL_S, 3 * publish_cost):
+                    started = time.perf_counter()
+                    self._apply(pending, (), partial=True)
+                    pending, published_at = [], time.perf_counter()
+                    publish_cost = published_at - started
+            self.progress = position / max(len(paths), 1)
+            if progress is not None:
+                progress(position, len(paths))
+        self.store.write(entry.stored for entry in pending[len(pending) - unwritten:])
+        return count, pending
+
+    def _built_graph(self, parsed: dict[str, ParsedFile]) -> CodeGraph:
+        graph = CodeGraph.build(parsed)
+        graph.rank_on_query = not self._background  # a server refreshes centrality after edits itself
+        return graph
+
+    def _parse_all(self, paths: list[str]) -> Iterator[tuple[str, _Indexed | str]]:
+        """Read and parse files in order, on every core when there are enough to pay for the processes.
+
+        A file that kills its worker process (a crash in a grammar, say) costs that file only: the
+        files that may have been in flight are re-run one by one in a worker of their own until the
+        one that crashes it is found and skipped, then the rest go back to the pool.
+        """
+        jobs = [(self.root, path, self.settings.max_file_size) for path in paths]
+        workers = min(os.cpu_count() or 1, MAX_WORKERS)
+        if workers < 2 or len(jobs) < PARALLEL_MIN_FILES:
+            yield from zip(paths, map(self.index_job, jobs), strict=True)
+            return
+        done = 0
+        while done < len(jobs):
+            done = yield from self._parse_pooled(paths, jobs, done, workers)
+            if done < len(jobs):
+                done = yield from self._parse_suspects(paths, jobs, done)
+
+    def _pool(self, workers: int) -> concurrent.futures.ProcessPoolExecutor:
+        # spawn, not fork: the language server has threads, and a forked lock can deadlock the child
+        return concurrent.futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+                                                      initializer=_worker_started, initargs=(os.getpid(),))
+
+    def _parse_pooled(self, paths: list[str], jobs: list[tuple[Path, str, int]], start: int,
+                      workers: int) -> Generator[tuple[str, _Indexed | str], None, int]:
+        """Files from `start` on, in the pool; returns where it got to (short of the end if a worker died)."""
+        position = start
+        with self._pool(workers) as pool:
+            try:
+                for item in pool.map(self.index_job, jobs[start:], chunksize=POOL_CHUNK):
+                    yield paths[position], item
+                    position += 1
+            except concurrent.futures.process.BrokenProcessPool:
+                log.warning("an indexing worker died near %s; finding the file that killed it", paths[position])
+            finally:
+                pool.shutdown(wait=False, cancel_futures=True)
+        return position
+
+    def _parse_suspects(self, paths: list[str], jobs: list[tuple[Path, str, int]],
+                        start: int) -> Generator[tuple[str, _Indexed | str], None, int]:
+        """The files that may have been in flight when a worker died, one at a time, until one kills its
+        worker again (skipped with a reason) or none does; returns where it got to."""
+        end = min(start + SUSPECT_FILES, len(jobs))
+        position = start
+        with self._pool(1) as pool:
+            try:
+                while position < end:
+                    item = pool.submit(self.index_job, jobs[position]).result()
+                    yield paths[position], item
+                    position += 1
+            except concurrent.futures.process.BrokenProcessPool:
+                log.warning("%s crashed its indexing worker; skipped", paths[position])
+                yield paths[position], "crashed the indexing worker process"
+                position += 1
+        return position
+
+    def _apply(self, indexed: Sequence[_Indexed], removed: Sequence[str], skipped: dict[str, str] | None = None,
+               buffers: dict[str, str] | None = None, partial: bool = False) -> None:
+        """Publish a new snapshot with these files replaced and those removed (rows already written)."""
+        old = self._snapshot
+        self.store.write((), removed)
+        changes: dict[str, Any] = {
+            "buffers": old.buffers if buffers is None else buffers,
+            "skipped": old.skipped if skipped is None else skipped,
+        }
+        for path in removed:
+            old.contents.drop(path)
+        for item in indexed:
+            old.contents.put(item.stored.record.path, item.stored.record.digest, item.text)
+        if partial or self._graph_behind or len(indexed) + len(removed) > BULK_CHANGE:
+            files = {p: r for p, r in old.files.items() if p not in removed}
+            parsed = {p: v for p, v in old.parsed.items() if p not in removed}
+            packed = {p: v for p, v in old.packed.items() if p not in removed}
+            for item in indexed:
+                path = item.stored.record.path
+                files[path], parsed[path], packed[path] = item.stored.record, item.stored.parsed, item.stored.trigrams
+            self._snapshot = self._rebuilt(old, files, parsed, packed, with_graph=not partial, **changes)
+            self._graph_behind = partial
+            if not partial:
+                self._schedule_catch_up()
+            return
+        self._snapshot = self._updated(old, indexed, removed, changes)
+        self._schedule_centrality()
+        self._schedule_catch_up()
+
+    def _schedule_catch_up(self) -> None:
+        """After edits, bring the slower modalities up to the new snapshot in the background: embed the
+        new chunks (cached by content hash, so an unchanged chunk costs nothing) and rebuild BM25.
+
+        Debounced: a burst of saves is one pass. It starts only once the first embedding pass has
+        run (`embed_pending`, called by the server after the first index), so the two never race
+        for the first vectors.
+        """
+        if not self._background or self._closing.is_set():
+            return
+        with self._catch_up_lock:
+            if self._catch_up_timer is not None:
+                self._catch_up_timer.cancel()
+            self._catch_up_timer = threading.Timer(CATCH_UP_DELAY_S, self._catch_up)
+            self._catch_up_timer.daemon = True
+            self._catch_up_timer.name = "catch-up"
+            self._catch_up_timer.start()
+
+    def _catch_up(self) -> None:
+        snapshot = self._snapshot
+        self._catch_up_lexical(snapshot)
+        if not self._embedding_started or self.settings.semantic_backend == "none":
+            return
+        try:
+            self._embedder.run(snapshot, None, self._closing)
+            self._embed_failure = None
+        except Exception as error:  # semantic search stays on its last vectors; status says why
+            self._embed_failure = f"embedding failed: {type(error).__name__}: {error}"
+            log.exception("background embedding of %s failed", self.root)
+            return
+        if self._snapshot.generation != snapshot.generation:
+            self._schedule_catch_up()  # edits landed while this pass ran
+
+    def _catch_up_lexical(self, snapshot: Snapshot) -> None:
+        """Rebuild BM25 for `snapshot` now, in this thread: a build already under way may be for an older
+        snapshot (LexicalCache.warm then starts none), so wait for it and warm again."""
+        for _ in range(LEXICAL_ATTEMPTS):
+            if not self._lexical_behind(snapshot):
+                return
+            self._lexical.warm(snapshot)
+            building: threading.Thread | None = getattr(self._lexical, "_building", None)
+            if building is None:
+                return
+            building.join()
+
+    def _lexical_behind(self, snapshot: Snapshot) -> bool:
+        """Whether BM25 was built once and is older than `snapshot` (never built: the first question builds it)."""
+        generation: int = getattr(self._lexical, "_generation", -1)
+        return generation >= 0 and generation < snapshot.generation
+
+    def _schedule_centrality(self) -> None:
+        """Recompute PageRank shortly after a burst of edits, in the background, so the next search does
+        not pay for it (a one-shot CLI run skips this: its searches recompute on demand)."""
+        if not self._background:
+            return
+        if self._centrality_timer is not None:
+            self._centrality_timer.cancel()
+        self._centrality_timer = threading.Timer(CENTRALITY_DELAY_S, self._snapshot.graph.refresh_centrality)
+        self._centrality_timer.daemon = True
+        self._centrality_timer.name = "centrality"
+        self._centrality_timer.start()
+
+    def _updated(self, old: Snapshot, indexed: Sequence[_Indexed], removed: Sequence[str],
+                 changes: dict[str, Any]) -> Snapshot:
+        """A snapshot that shares everything with `old` but the few files that changed (copy-on-write)."""
+        files, parsed, packed = dict(old.files), dict(old.parsed), dict(old.packed)
+        doc_ids, paths_by_id = dict(old.doc_ids), dict(old.paths_by_id)
+        trigrams, symbols, graph = old.trigrams, old.symbols, old.graph
+        for path in removed:
+            if path in files:
+                doc = doc_ids.pop(path)
+                paths_by_id.pop(doc, None)
+                del files[path], parsed[path], packed[path]
+                trigrams, symbols = trigrams.without_doc(doc), symbols.without_file(path)
+                graph = graph.without_file(path)
+        for item in indexed:
+            record, stored = item.stored.record, item.stored
+            doc = doc_ids.get(record.path) or self._new_id()
+            doc_ids[record.path], paths_by_id[doc] = doc, record.path
+            files[record.path], parsed[record.path], packed[record.path] = record, stored.parsed, stored.trigrams
+            trigrams = trigrams.with_doc(doc, unpack(stored.trigrams))
+            symbols = symbols.with_file(record.path, stored.parsed.symbols)
+            graph = graph.with_file(record.path, stored.parsed)
+        return replace(old, generation=old.generation + 1, files=files, parsed=parsed, packed=packed,
+                       doc_ids=doc_ids, paths_by_id=paths_by_id, trigrams=trigrams, symbols=symbols, graph=graph,
+                       **changes)
+
+    # --- one-file updates ----------------------------------------------------------------
+    def update_file(self, path: Path | str) -> None:
+        """Re-read one file from disk after it was created, changed or deleted."""
+        relative = self.relative(path)
+        if relative is None:
+            return
+        with self._write_lock:
+            if relative in self._snapshot.buffers:
+                return  # the editor's buffer wins until it is closed
+            item = _index_or_reason(self.root, relative, self.settings.max_file_size)
+            skipped = {path: reason for path, reason in self._snapshot.skipped.items() if path != relative}
+            if isinstance(item, str):
+                if (self.root / relative).exists():
+                    skipped[relative] = item
+                self._apply((), [relative], skipped)
+                return
+            self.store.write([item.stored])
+            self._apply([item], (), skipped)
+
+    def rename_file(self, old: Path | str, new: Path | str) -> None:
+        self.update_file(old)
+        self.update_file(new)
+
+    def set_buffer(self, path: Path | str, text: str) -> None:
+        """Make unsaved editor content searchable as it is on screen (not written to the store)."""
+        relative = self.relative(path)
+        if relative is None:
+            return
+        with self._write_lock:
+            buffers = {**self._snapshot.buffers, relative: text}
+            record = FileRecord(
+                relative,
+                len(text.encode()),
+                time.time_ns(),
+                f"buffer:{hash(text)}",
+                detect_language(relative, text),
+            )
+            self._apply([_index_text(record, text)], (), buffers=buffers)
+
+    def clear_buffer(self, path: Path | str) -> None:
+        """The editor closed the buffer: go back to what is on disk."""
+        relative = self.relative(path)
+        if relative is None or relative not in self._snapshot.buffers:
+            return
+        with self._write_lock:
+            buffers = {k: v for k, v in self._snapshot.buffers.items() if k != relative}
+            self._apply((), (), buffers=buffers)
+            self.update_file(relative)
+
+    def relative(self, path: Path | str) -> str | None:
+        """The root-relative POSIX path of a file inside this root, or None for a file elsewhere."""
+        candidate = Path(path)
+        if not candidate.is_absolute():
+            return candidate.as_posix()
+        try:
+            return candidate.resolve().relative_to(self.root).as_posix()
+        except ValueError:
+            return None
+
+    # --- searching -----------------------------------------------------------------------
+    def _prepare(self, snapshot: Snapshot, request: SearchRequest) -> ParsedQuery:
+        """Read the query once (the searcher uses this reading), and build BM25 first if it is a question
+        and none is built yet, outside the retriever's time budget (literal, identifier and regex
+        searches never wait for it)."""
+        parsed = self._searcher.parse(snapshot, request)
+        if parsed.lexical or (request.intent is None and parsed.pasted):
+            self._lexical.ensure(snapshot)
+        return parsed
+
+    def search(self, request: SearchRequest) -> SearchResponse:
+        snapshot = self._snapshot
+        return self._searcher.search(snapshot, request, self._prepare(snapshot, request))
+
+    def search_answer(self, request: SearchRequest, folder: str | None = None) -> Answer:
+        """The `fourfold.search` answer (DESIGN §7), with the index state it was answered from.
+
+        The answer keeps the snapshot it read, so a client converts its positions on that text;
+        `folder` names this root in the answer's results (the client's URI for it, else the root's).
+        """
+        snapshot = self._snapshot
+        response = self._searcher.search(snapshot, request, self._prepare(snapshot, request))
+        index = IndexState(ready=self.ready, state=self.state, files=len(snapshot.files))
+        return answer_of(response, snapshot, index, partial=not self.ready,
+                         notes=self._behind_notes(response, request), folder=folder)
+
+    def search_dict(self, request: SearchRequest) -> dict[str, Any]:
+        """`search_answer` as the protocol's JSON (engine columns: code points)."""
+        return self.search_answer(request).to_dict()
+
+    def _behind_notes(self, response: SearchResponse, request: SearchRequest) -> list[str]:
+        """What a search answered before a modality it used caught up with the latest edits should say.
+
+        Semantic counts as used also when the preset has it but it was left out for want of vectors.
+        """
+        used = {name for name, report in response.modalities.items() if report.ran}
+        preset = PRESETS.get(response.preset)
+        wanted = preset is not None and request.modes is None and "semantic" in preset.modalities
+        if wanted and not self._embedder.available():
+            used.add("semantic")
+        status = self.modality_status()
+        notes = []
+        semantic = status["semantic"]
+        if "semantic" in used and semantic["state"] not in ("ready", "off"):
+            notes.append(f"semantic is not current: {semantic['done']} of {semantic['total']} chunks embedded")
+        if "text" in used and status["lexical"] != "ready":
+            notes.append("text: BM25 is being rebuilt after recent edits; questions may miss them")
+        if "graph" in used and status["graph"] != "ready":
+            notes.append("graph: centrality is being recomputed after recent edits")
+        return notes
+
+    def status(self) -> dict[str, Any]:
+        """`fourfold.indexStatus` (DESIGN §7) plus what a user needs to trust it: skips, backend, size."""
+        snapshot = self._snapshot
+        pending = self._embedder.pending  # chunks done / all of the backend still being embedded
+        return {
+            "ready": self.ready,
+            "state": self.state,
+            "root": str(self.root),
+            "files": len(snapshot.files),
+            "symbols": snapshot.symbol_count,
+            "chunks": snapshot.chunk_count,
+            "embedded": self._embedder.embedded,
+            "backend": self._embedder.backend_name,
+            "backend_note": self._embedder.note,
+            "semantic_model": self._embedder.active_model,
+            "semantic_progress": None if pending is None else {
+                "backend": pending.backend, "done": pending.done, "total": pending.total,
+            },
+            "progress": round(self.progress, 4),
+            **self.modality_status(),
+            "last_error": self.failure or self.last_error,
+            "repairs": list(self.store.repairs) + ([self._embedder.repair] if self._embedder.repair else []),
+            "skipped": len(snapshot.skipped),
+            "skipped_by_reason": dict(Counter(snapshot.skipped.values()).most_common()),
+            "skipped_files": [{"path": path, "reason": reason}
+                              for path, reason in sorted(snapshot.skipped.items())[:STATUS_SKIPPED_LISTED]],
+            "index_dir": str(self.store.folder),
+        }
+
+    def embed_pending(self, progress: Progress | None = None, cancel: threading.Event | None = None) -> int:
+        """Embed every chunk not in the cache yet (in the caller's thread); returns how many were embedded.
+
+        From then on, edits are embedded in the background as they land (`_schedule_catch_up`).
+        """
+        snapshot = self._snapshot
+        self._embedding_started = True
+        count = self._embedder.run(snapshot, progress, cancel)
+        if self._snapshot.generation != snapshot.generation:
+            self._schedule_catch_up()  # edits landed during the first pass
+        return count
+
+    def modality_status(self) -> dict[str, Any]:
+        """How current each modality is against the snapshot searches read now.
+
+        `text` and `structural` are updated with every change (`ready` says they are built); BM25
+        for questions, the vectors and graph centrality catch up in the background, so each says
+        "ready" or "updating" ("embedding" for vectors), and `current` is true when all are.
+        """
+        snapshot = self._snapshot
+        semantic = self._semantic_status(snapshot)
+        lexical = "updating" if self._lexical_behind(snapshot) else "ready"
+        timer = self._centrality_timer
+        graph = "updating" if self._graph_behind or (timer is not None and timer.is_alive()) else "ready"
+        current = self.ready and lexical == "ready" and graph == "ready" and semantic["state"] in ("ready", "off")
+        return {"semantic": semantic, "lexical": lexical, "graph": graph, "current": current}
+
+    def _semantic_status(self, snapshot: Snapshot) -> dict[str, Any]:
+        if self.settings.semantic_backend == "none":
+            return {"state": "off", "done": 0, "total": 0}
+        view = self._embedder.state.view
+        key = (snapshot.generation, id(view))
+        if self._semantic_cache is not None and self._semantic_cache[0] == key:
+            done, total = self._semantic_cache[1]
+        else:
+            digests = {chunk.digest for parsed in snapshot.parsed.values() for chunk in parsed.chunks}
+            done = sum(1 for digest in digests if digest in view.vectors) if view is not None else 0
+            total = len(digests)
+            self._semantic_cache = (key, (done, total))
+        state = "ready" if done == total else "error" if self._embed_failure else "embedding"
+        status: dict[str, Any] = {"state": state, "done": done, "total": total}
+        if self._embed_failure and done < total:
+            status["error"] = self._embed_failure
+        return status
+
+    # --- navigation ----------------------------------------------------------------------
+    # Each takes the snapshot to answer from (the latest by default): a client that converts the
+    # positions it gets back passes the one it converts on, so both read the same text.
+    def symbol_at(self, path: str, line: int, col: int, snapshot: Snapshot | None = None) -> Symbol | None:
+        """The definition whose name is at this position, else the innermost definition around it."""
+        return navigation.symbol_at(snapshot or self._snapshot, path, line, col)
+
+    def definitions_at(self, path: str, line: int, col: int, snapshot: Snapshot | None = None) -> list[Hit]:
+        return navigation.definitions_at(snapshot or self._snapshot, path, line, col)
+
+    def references_at(self, path: str, line: int, col: int, snapshot: Snapshot | None = None) -> list[Hit]:
+        return navigation.references_at(snapshot or self._snapshot, path, line, col)
+
+    def incoming_calls(self, symbol: Symbol, snapshot: Snapshot | None = None) -> list[tuple[Symbol, list[Span]]]:
+        return navigation.incoming_calls(snapshot or self._snapshot, symbol)
+
+    def outgoing_calls(self, symbol: Symbol, snapshot: Snapshot | None = None) -> list[tuple[Symbol, list[Span]]]:
+        return navigation.outgoing_calls(snapshot or self._snapshot, symbol)
+
+    def central_symbols(self, limit: int = 50, snapshot: Snapshot | None = None) -> list[Symbol]:
+        return navigation.central_symbols(snapshot or self._snapshot, limit)
+
+    def close(self) -> None:
+        self._closing.set()
+        with self._catch_up_lock:
+            if self._catch_up_timer is not None:
+                self._catch_up_timer.cancel()
+        with self._write_lock:
+            self.store.close()

@@ -1,0 +1,190 @@
+"""Symbol search: tier order, ranking inside a tier, kind words, qualified names, fuzzy, updates."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from fourfold.engine.index import symbols as symbols_module
+from fourfold.engine.index.symbols import FUZZY_MAX_CANDIDATES, SymbolTable, parse_symbol_query, word_key
+from fourfold.engine.model.records import Span, Symbol
+
+
+def sym(
+    name: str, kind: str = "function", path: str = "a.py", container: str | None = None, line: int = 0
+) -> Symbol:
+    qualified = f"{container}.{name}" if container else name
+    span = Span(line, 0, line + 1, 0)
+    return Symbol(name, kind, path, span, span, container, qualified)
+
+
+TABLE = SymbolTable(
+    [
+        sym("parseConfig", path="src/js/config.js"),
+        sym("parse_config", path="src/config.py"),
+        sym("ParseConfig", "class", path="src/Config.java"),
+        sym("parseconfig", "variable", path="src/x.py"),
+        sym("parseConfigFile", path="src/file.py"),
+        sym("parse_cfg", path="src/cfg.py"),
+        sym("load", "method", path="src/config.py", container="Config"),
+        sym("load", "method", path="src/other.py", container="Other"),
+        sym("load", "variable", path="src/vars.py"),
+        sym("func", path="pkg/mod.py"),
+        sym("func", path="pkg/mod/__init__.py", line=3),
+        sym("func", path="other/mod2.py"),
+        sym("Config", "class", path="src/config.py"),
+        sym("CONFIG", "constant", path="src/settings.py"),
+    ]
+)
+
+
+def test_tiers_in_order_exact_case_words_prefix_fuzzy() -> None:
+    results = TABLE.search("parseConfig")
+    tiers = [(m.symbol.name, m.tier) for m in results]
+    assert tiers[0] == ("parseConfig", "exact")
+    assert [t for _, t in tiers] == sorted(
+        (t for _, t in tiers), key=["exact", "case", "words", "prefix", "fuzzy"].index
+    )
+    assert ("ParseConfig", "case") in tiers and ("parseconfig", "case") in tiers
+    assert ("parse_config", "words") in tiers
+    assert ("parseConfigFile", "prefix") in tiers
+    assert [m.score for m in results] == sorted((m.score for m in results), reverse=True)
+
+
+def test_within_a_tier_classes_and_functions_come_before_variables() -> None:
+    case_tier = [m.symbol.path for m in TABLE.search("parseconfig") if m.tier == "case"]
+    assert case_tier == ["src/Config.java", "src/js/config.js"]  # same kind rank: shorter path first
+    kinds = [m.symbol.kind for m in TABLE.search("load")]
+    assert kinds == ["method", "method", "variable"]
+
+
+def test_same_words_across_spellings() -> None:
+    assert word_key("parseConfig") == word_key("parse_config") == word_key("ParseConfig") == "parse_config"
+    assert {m.symbol.path for m in TABLE.search("parse_config") if m.tier in ("exact", "words")} >= {
+        "src/js/config.js",
+        "src/Config.java",
+    }
+
+
+def test_fuzzy_subsequence_prefers_word_starts() -> None:
+    results = TABLE.search("pcfg")
+    assert results and all(m.tier == "fuzzy" for m in results)
+    assert results[0].symbol.name == "parse_cfg"
+    assert TABLE.search("zzz") == []
+
+
+def test_kind_filter() -> None:
+    assert [m.symbol.name for m in TABLE.search("parseconfig", kinds=frozenset({"class"}))] == ["ParseConfig"]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("class Config", ("Config", frozenset({"class"}))),
+        ("def load", ("load", frozenset({"function", "method"}))),
+        ("fn  parse", ("parse", frozenset({"function", "method"}))),
+        ("const MAX", ("MAX", frozenset({"constant"}))),
+        ("Config", ("Config", None)),
+        ("class", ("class", None)),
+    ],
+)
+def test_parse_symbol_query(text: str, expected: tuple[str, frozenset[str] | None]) -> None:
+    assert parse_symbol_query(text) == expected
+
+
+def test_qualified_by_container() -> None:
+    results = TABLE.search("Config.load")
+    assert [(m.symbol.container, m.tier) for m in results] == [("Config", "exact")]
+    assert [m.symbol.container for m in TABLE.search("Config::load")] == ["Config"]
+
+
+def test_qualified_by_module_path() -> None:
+    paths = [m.symbol.path for m in TABLE.search("pkg.mod.func")]
+    assert paths == ["pkg/mod.py", "pkg/mod/__init__.py"]
+    assert [m.symbol.path for m in TABLE.search("src.config.load")] == ["src/config.py"]
+
+
+def test_definitions_and_len_and_all() -> None:
+    assert [s.container for s in TABLE.definitions("load") if s.kind == "method"] == ["Other", "Config"]
+    assert len(TABLE) == 14 and len(list(TABLE.all())) == 14
+
+
+def test_with_file_and_without_file_copy_on_write() -> None:
+    updated = TABLE.with_file("src/config.py", [sym("reload", path="src/config.py")])
+    assert TABLE.search("reload") == []
+    assert [m.symbol.name for m in updated.search("reload")] == ["reload"]
+    assert [m.symbol.container for m in updated.search("load") if m.tier == "exact"] == ["Other", None]
+    removed = updated.without_file("src/config.py")
+    assert removed.search("reload") == [] and len(removed) == len(TABLE) - 3
+    assert len(TABLE) == 14
+
+
+def test_many_updates_fold_into_a_fresh_base() -> None:
+    table = SymbolTable()
+    for index in range(300):
+        table = table.with_file(
+            f"f{index}.py", [sym(f"name_{index}_{n}", path=f"f{index}.py") for n in range(10)]
+        )
+    assert len(table) == 3000
+    assert [m.symbol.path for m in table.search("name_299_9")] == ["f299.py"]
+    assert next((m.symbol.path, m.tier) for m in table.search("name_0_0")) == ("f0.py", "exact")
+
+
+def test_search_is_deterministic_and_empty_query_is_empty() -> None:
+    assert TABLE.search("") == [] and TABLE.search("   ") == []
+    assert TABLE.search("parse", limit=3) == TABLE.search("parse", limit=3)
+    assert len(TABLE.search("parse", limit=3)) == 3
+
+
+class CountingRe:
+    """Stands in for `re` inside the symbol table: counts the fuzzy matcher's regex tests."""
+
+    escape = staticmethod(re.escape)
+    Match = re.Match
+
+    def __init__(self) -> None:
+        self.searches = 0
+
+    def compile(self, pattern: str, flags: int = 0) -> CountingPattern:
+        return CountingPattern(re.compile(pattern, flags), self)
+
+
+class CountingPattern:
+    def __init__(self, compiled: re.Pattern[str], counter: CountingRe) -> None:
+        self.compiled, self.counter = compiled, counter
+
+    def search(self, text: str) -> re.Match[str] | None:
+        self.counter.searches += 1
+        return self.compiled.search(text)
+
+
+def named_table(count: int) -> SymbolTable:
+    words = ["parse", "load", "config", "http", "request", "user", "model", "view", "query", "cache"]
+    return SymbolTable([
+        sym(f"{words[i % 10]}_{words[(i // 10) % 10]}{i}", "function" if i % 3 else "class", path=f"p{i % 900}/m.py")
+        for i in range(count)
+    ])
+
+
+def test_keystroke_work_is_bounded_on_forty_thousand_symbols(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each keystroke tests at most FUZZY_MAX_CANDIDATES names with a regex, however large the table.
+
+    (Speed itself is a benchmark figure: `bench/perf.py` reports workspace/symbol latency.)
+    """
+    counter = CountingRe()
+    monkeypatch.setattr(symbols_module, "re", counter)
+    queries = ["parse_load1", "ParseLoad", "pl", "qc", "http_req", "Model", "zz", "user.m", "p1.m.load"]
+    work: dict[int, list[int]] = {}
+    for count in (4_000, 40_000):
+        table = named_table(count)
+        work[count] = []
+        for query in queries:
+            for end in range(1, len(query) + 1):
+                before = counter.searches
+                table.search(query[:end])
+                work[count].append(counter.searches - before)
+        assert table.search("parse_load10")[0].symbol.name == "parse_load10"
+    assert max(work[40_000]) <= FUZZY_MAX_CANDIDATES
+    assert max(work[40_000]) == FUZZY_MAX_CANDIDATES  # the cap is what bounds the large table
+    assert sum(work[40_000]) < 3 * sum(work[4_000])  # ten times the symbols, nowhere near ten times the work

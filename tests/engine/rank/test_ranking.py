@@ -1,0 +1,491 @@
+"""Ranking features: which names a query states, what a path says, and how BM25 candidates are re-scored."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+
+import pytest
+
+from fourfold.engine.index.structure import parse_file
+from fourfold.engine.model.profiles import (
+    COMPAT_PRIOR,
+    DEFINITION_BOOST,
+    DOC_PRIOR,
+    EMBEDDED_NAME_SCALE,
+    EXAMPLE_PRIOR,
+    FUSED_PATH_TERM_BOOST,
+    GENERIC_NAME_FILES,
+    NAMED_FILE_SCALE,
+    PATH_TERM_BOOST,
+    PROSE_PRIOR,
+    REEXPORT_PRIOR,
+    TEST_PRIOR,
+    TYPE_STUB_PRIOR,
+)
+from fourfold.engine.model.records import Chunk
+from fourfold.engine.model.tokens import last_name
+from fourfold.engine.query.parsedquery import StatedNames, asks_about_tests, parse_query, query_keywords, stated_names
+from fourfold.engine.query.request import FEATURES, Ranking
+from fourfold.engine.rank.ranking import (
+    boost_chunks,
+    defines,
+    file_prior,
+    generic_names,
+    path_prior,
+    path_term_ratio,
+    prose_prior,
+    with_generic,
+)
+
+# The chunker gives every definition chunk kind "definition" (engine/index/chunks.py), never the symbol's kind:
+# these tests use the chunks it makes, so a boost that only knows symbol kinds would fail them.
+KIND_BUG = "a real definition chunk (kind 'definition') defining a stated name must gain DEFINITION_BOOST"
+
+# --- stated_names --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("query", "name"),
+    [
+        ("ClientSession", "ClientSession"),
+        ("a.b.c", "c"),
+        ("A::B", "B"),
+        ("conn->close", "close"),
+        ("_private", "_private"),
+        ("Tokenizer", "Tokenizer"),
+        ("URL", "URL"),
+        ("parse_config", "parse_config"),
+        ("safeParse", "safeParse"),
+        ("  `Tokenizer`  ", "Tokenizer"),
+        ("'ClientSession'", "ClientSession"),
+    ],
+)
+def test_a_whole_symbol_query_states_its_last_name(query: str, name: str) -> None:
+    assert stated_names(query) == StatedNames(whole=frozenset({name}))
+
+
+@pytest.mark.parametrize("query", ["response", "how does routing work", "where are settings loaded from env", ""])
+def test_plain_words_state_no_name(query: str) -> None:
+    names = stated_names(query)
+    assert not names
+    assert names.all == frozenset()
+
+
+@pytest.mark.parametrize(
+    ("query", "embedded"),
+    [
+        ("why does safeParse throw", {"safeParse"}),  # camelCase
+        ("what does the ClientSession do on close", {"ClientSession"}),  # PascalCase compound
+        ("when is parse_config called", {"parse_config"}),  # snake_case
+        ("how does the Router match paths", {"Router"}),  # capitalised word after the first
+        ("how the Router hands requests to a ViewHandler via load_view", {"Router", "ViewHandler", "load_view"}),
+        ("ClientSession reuse across requests", {"ClientSession"}),  # a compound counts even first
+        ("res.send body encoding and ETag generation", {"send", "ETag"}),  # a qualified name: its last part
+        ("how Foo::bar and node->next are used", {"Foo", "bar", "next"}),  # Foo: capitalised
+        ("the Request type and HTTP request representation", {"Request"}),  # HTTP: an acronym, English
+        ("how SSL is set up and FMT_COMPILE checks", {"FMT_COMPILE"}),  # with an underscore: a macro
+    ],
+)
+def test_code_style_words_inside_a_question_are_embedded_names(query: str, embedded: set[str]) -> None:
+    names = stated_names(query)
+    assert names.whole == frozenset()
+    assert names.embedded == embedded
+    assert names.all == embedded
+    assert names
+
+
+@pytest.mark.parametrize("query", ["Where are routes matched", "Router matches paths", "How are retries configured"])
+def test_the_first_word_of_a_sentence_is_not_a_name_for_its_capital(query: str) -> None:
+    assert stated_names(query) == StatedNames()
+
+
+@pytest.mark.parametrize("query", ["see e.g. the docs", "what changed in version 1.2.3", "i.e. the parser"])
+def test_abbreviations_and_versions_are_not_qualified_names(query: str) -> None:
+    assert stated_names(query) == StatedNames()
+
+
+def test_stated_names_keep_the_case_as_written() -> None:
+    assert stated_names("how does the tokenizer split") == StatedNames()
+    assert stated_names("how does the Tokenizer split").embedded == {"Tokenizer"}
+
+
+# --- defines / last_name -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("symbol", "name"),
+    [("Client.send", "send"), ("std::vec::Vec", "Vec"), ("conn->close", "close"), ("App\\Http\\Kernel", "Kernel"),
+     ("Foo#bar", "bar"), ("plain", "plain"), (None, None), ("", None)],
+)
+def test_last_name_is_what_a_definition_is_called_by(symbol: str | None, name: str | None) -> None:
+    assert last_name(symbol) == name
+
+
+def test_defines_needs_a_definition_kind_and_a_stated_last_name() -> None:
+    assert defines("Client.send", "method", {"send"})
+    assert defines("Tokenizer", "class", ["Tokenizer", "Other"])
+    assert not defines("Client.send", "field", {"send"})  # a field is not what `send` asks for
+    assert not defines("Client.send", "method", {"Client"})  # only the last name counts
+    assert not defines("Tokenizer", None, {"Tokenizer"})
+    assert not defines(None, "class", {"Tokenizer"})
+    assert not defines("tokenizer", "class", {"Tokenizer"})  # case-sensitive
+
+
+# --- path_term_ratio -----------------------------------------------------------------------------
+
+
+def test_query_keywords_drop_stop_words_and_short_words() -> None:
+    assert query_keywords("how are the retries configured in an app") == {"retries", "configured", "app"}
+    assert query_keywords("how is it to be") == frozenset()
+
+
+@pytest.mark.parametrize(
+    ("query", "path", "ratio"),
+    [
+        ("how does the dispatcher work", "aiohttp/dispatcher.py", 0.5),  # exact stem; `work` is not in the path
+        ("web dispatcher", "aiohttp/web_dispatcher.py", 1.0),  # stem words split
+        ("how are dependencies resolved", "fastapi/dependencies/utils.py", 0.5),  # folder name
+        ("how does depend work", "fastapi/dependencies/utils.py", 0.5),  # keyword is a prefix of a part
+        ("dependencies", "fastapi/dep/utils.py", 1.0),  # a part of 3 letters is a prefix of the keyword
+        ("how is the cache evicted", "store/cache.py", 0.5),
+        ("how is the cache evicted", "store/memory.py", 0.0),
+    ],
+)
+def test_path_term_ratio(query: str, path: str, ratio: float) -> None:
+    assert path_term_ratio(query_keywords(query), path) == pytest.approx(ratio)
+
+
+def test_path_term_prefixes_need_three_letters() -> None:
+    assert path_term_ratio(frozenset({"de"}), "fastapi/dependencies/utils.py") == 0.0
+    assert path_term_ratio(frozenset({"dep"}), "fastapi/dependencies/utils.py") == 1.0
+    assert path_term_ratio(frozenset({"ab"}), "pkg/abc.py") == 0.0
+
+
+def test_stop_words_never_count_and_no_keywords_is_zero() -> None:
+    # `the` and `does` would match `the_does.py` exactly, but a question's stop words are not keywords
+    assert path_term_ratio(query_keywords("how does the"), "pkg/the_does.py") == 0.0
+    assert path_term_ratio(frozenset(), "pkg/anything.py") == 0.0
+
+
+# --- path_prior ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "tests/test_retry.py", "pkg/test_retry.py", "pkg/retry_test.go", "src/retry.test.ts", "src/retry.spec.jsx",
+        "spec/retry_spec.rb", "src/test/java/RetryTest.java", "Sources/RetryTests.swift", "conftest.py",
+        "src/__tests__/retry.js", "tests/helpers/build.rs", "pkg\\tests\\retry.py",
+    ],
+)
+def test_test_files_and_test_folders_are_demoted(path: str) -> None:
+    assert path_prior(path) == pytest.approx(TEST_PRIOR)
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["pkg/retry.py", "click/testing.py", "rxjs/internal/testing/TestScheduler.ts", "src/contest.py", "src/latest.go",
+     "src/attestation.py", "docs/conf.py"],
+)
+def test_ordinary_files_and_testing_utilities_keep_full_trust(path: str) -> None:
+    assert path_prior(path) == 1.0
+
+
+@pytest.mark.parametrize(
+    ("path", "prior"),
+    [
+        ("examples/retry.py", EXAMPLE_PRIOR),
+        ("_examples/retry.go", EXAMPLE_PRIOR),
+        ("docs_src/tutorial/retry.py", EXAMPLE_PRIOR),
+        ("pkg/compat/retry.py", COMPAT_PRIOR),
+        ("pkg/__init__.py", REEXPORT_PRIOR),
+        ("types/index.d.ts", TYPE_STUB_PRIOR),
+        ("types/index.d.mts", TYPE_STUB_PRIOR),
+    ],
+)
+def test_examples_compat_reexports_and_type_stubs(path: str, prior: float) -> None:
+    assert path_prior(path) == pytest.approx(prior)
+
+
+def test_factors_multiply() -> None:
+    assert path_prior("examples/tests/test_retry.py") == pytest.approx(EXAMPLE_PRIOR * TEST_PRIOR)
+    assert path_prior("pkg/_compat/__init__.py") == pytest.approx(COMPAT_PRIOR * REEXPORT_PRIOR)
+
+
+def test_a_question_about_tests_lifts_only_the_test_prior() -> None:
+    question = "how are the fixtures for retry set up"
+    assert asks_about_tests(question)
+    assert not asks_about_tests("how does retry work")
+    assert path_prior("tests/test_retry.py", question) == 1.0
+    assert path_prior("tests/test_retry.py", "how does retry work") == pytest.approx(TEST_PRIOR)
+    assert path_prior("examples/tests/test_retry.py", "which Tests cover retry") == pytest.approx(EXAMPLE_PRIOR)
+
+
+# --- boost_chunks --------------------------------------------------------------------------------
+
+TOKENIZER_CLASS = '''class Tokenizer:
+    """Splits a line into words."""
+
+    def split(self, line):
+        return line.split()
+'''
+PIPELINE = '''def run(documents):
+    """Every document goes through a tokenizer; tokenizer output is counted."""
+    tokenizer = make_tokenizer()
+    return [len(tokenizer.split(doc)) for doc in documents]
+'''
+
+
+def _definition(path: str, source: str, symbol: str) -> Chunk:
+    """The chunk the real parser and chunker make for `symbol` in `source`."""
+    chunks = parse_file(path, source, "python").chunks
+    return next(chunk for chunk in chunks if chunk.symbol == symbol)
+
+
+@pytest.fixture(scope="module")
+def lexer_class() -> Chunk:
+    return _definition("text/lexer.py", TOKENIZER_CLASS, "Tokenizer")
+
+
+@pytest.fixture(scope="module")
+def named_class() -> Chunk:
+    return _definition("text/tokenizer.py", TOKENIZER_CLASS, "Tokenizer")
+
+
+@pytest.fixture(scope="module")
+def usage() -> Chunk:
+    return _definition("app/pipeline.py", PIPELINE, "run")
+
+
+def _scores(ranked: list[tuple[Chunk, float]]) -> dict[str, float]:
+    return {chunk.path: score for chunk, score in ranked}
+
+
+def test_a_definition_of_the_stated_name_outranks_a_higher_bm25_chunk(lexer_class: Chunk, usage: Chunk) -> None:
+    ranked = boost_chunks([(usage, 10.0), (lexer_class, 2.0)], parse_query("Tokenizer"), Ranking())
+    assert ranked[0][0].path == "text/lexer.py", KIND_BUG
+    assert _scores(ranked) == {"app/pipeline.py": 10.0, "text/lexer.py": pytest.approx(2.0 + 10.0 * DEFINITION_BOOST)}
+
+
+def test_an_embedded_name_gains_a_smaller_boost(lexer_class: Chunk, usage: Chunk) -> None:
+    query = "why does the Tokenizer drop tabs"  # no keyword names a part of either path
+    ranked = boost_chunks([(usage, 10.0), (lexer_class, 2.0)], parse_query(query), Ranking())
+    expected = 2.0 + 10.0 * DEFINITION_BOOST * EMBEDDED_NAME_SCALE
+    assert _scores(ranked)["text/lexer.py"] == pytest.approx(expected), KIND_BUG
+
+
+def test_a_file_named_after_the_name_ranks_above_another_definition(lexer_class: Chunk, named_class: Chunk) -> None:
+    ranked = boost_chunks([(lexer_class, 5.0), (named_class, 4.0)], parse_query("Tokenizer"), Ranking())
+    assert [chunk.path for chunk, _ in ranked] == ["text/tokenizer.py", "text/lexer.py"], KIND_BUG
+    assert _scores(ranked)["text/tokenizer.py"] == pytest.approx(4.0 + 5.0 * DEFINITION_BOOST * NAMED_FILE_SCALE)
+
+
+def test_extra_definitions_enter_with_their_boost_alone(lexer_class: Chunk, usage: Chunk) -> None:
+    ranked = boost_chunks([(usage, 10.0)], parse_query("Tokenizer"), Ranking(), extra=[lexer_class])
+    assert [chunk.path for chunk, _ in ranked] == ["text/lexer.py", "app/pipeline.py"], KIND_BUG
+    assert _scores(ranked)["text/lexer.py"] == pytest.approx(10.0 * DEFINITION_BOOST)
+
+
+def test_an_extra_chunk_already_scored_is_not_listed_twice(lexer_class: Chunk, usage: Chunk) -> None:
+    query = parse_query("how is it done")
+    ranked = boost_chunks([(usage, 10.0), (lexer_class, 2.0)], query, Ranking(), extra=[lexer_class])
+    assert len(ranked) == 2
+    assert boost_chunks([], parse_query("Tokenizer"), Ranking()) == []
+
+
+def test_question_words_in_a_path_add_their_share_of_the_best_score(lexer_class: Chunk, usage: Chunk) -> None:
+    query = "how does the lexer work"  # keywords lexer, work: text/lexer.py names one of two
+    ranked = boost_chunks([(usage, 10.0), (lexer_class, 2.0)], parse_query(query), Ranking())
+    expected = 2.0 + 10.0 * PATH_TERM_BOOST * 0.5
+    assert _scores(ranked) == {"app/pipeline.py": 10.0, "text/lexer.py": pytest.approx(expected)}
+
+
+def test_definitions_switch_turns_the_definition_boost_off(lexer_class: Chunk, usage: Chunk) -> None:
+    scored = [(usage, 10.0), (lexer_class, 2.0)]
+    query = "why does the Tokenizer drop tabs"
+    assert _scores(boost_chunks(scored, parse_query(query), Ranking(definitions=False))) == {"app/pipeline.py": 10.0,
+                                                                                 "text/lexer.py": 2.0}
+    assert _scores(boost_chunks(scored, parse_query(query), Ranking()))["text/lexer.py"] > 2.0, KIND_BUG
+
+
+def test_switching_definitions_off_does_not_switch_path_terms_on(named_class: Chunk, usage: Chunk) -> None:
+    """The full engine gives a whole-symbol query no path-term boost; its `-definitions` ablation must not either."""
+    scored = [(usage, 10.0), (named_class, 2.0)]
+    assert _scores(boost_chunks(scored, parse_query("Tokenizer"), Ranking(definitions=False))) == {
+        "app/pipeline.py": 10.0, "text/tokenizer.py": 2.0}, (
+        "a whole-symbol query takes no path-term boost whatever the definitions switch says; otherwise the "
+        "-definitions ablation measures definitions minus path terms (text/tokenizer.py 2.0 -> 12.0)")
+
+
+def test_path_terms_switch_turns_the_path_boost_off(lexer_class: Chunk, usage: Chunk) -> None:
+    scored = [(usage, 10.0), (lexer_class, 2.0)]
+    assert _scores(boost_chunks(scored, parse_query("how does the lexer work"), Ranking(path_terms=False))) == {
+        "app/pipeline.py": 10.0, "text/lexer.py": 2.0}
+
+
+def test_features_lists_the_boolean_switches() -> None:
+    switches = tuple(f.name for f in dataclasses.fields(Ranking) if isinstance(getattr(Ranking(), f.name), bool))
+    assert switches == FEATURES
+    assert {"definitions", "path_terms", "one_per_file", "file_aggregation", "path_priors", "centrality",
+            "binary_vectors"} <= set(FEATURES)
+    assert FEATURES[0] == "definitions" and FEATURES[-1] == "binary_vectors"
+    assert {f.name for f in dataclasses.fields(Ranking)} - set(FEATURES) == {"k", "without", "weights"}
+    assert all(getattr(Ranking(), feature) is True for feature in FEATURES)
+    assert Ranking().k is None and Ranking().without == frozenset()
+
+
+# --- file_prior ----------------------------------------------------------------------------------
+
+CACHE_QUESTION = "how is the cache evicted"  # keywords cache, evicted
+
+
+def _prior(query: str, ranking: Ranking, named: bool = True) -> Callable[[str], float]:
+    prior = file_prior(parse_query(query), ranking, named)
+    assert prior is not None
+    return prior
+
+
+def test_file_prior_demotes_a_test_file_that_names_no_question_word() -> None:
+    assert _prior(CACHE_QUESTION, Ranking())("tests/test_retry.py") == pytest.approx(TEST_PRIOR)
+    assert _prior(CACHE_QUESTION, Ranking())("store/memory.py") == 1.0
+
+
+def test_file_prior_lifts_a_file_named_after_the_question_words() -> None:
+    prior = _prior(CACHE_QUESTION, Ranking())
+    assert prior("store/cache.py") == pytest.approx(1.0 + FUSED_PATH_TERM_BOOST * 0.5)  # names cache, not evicted
+    assert prior("cache/evicted.py") == pytest.approx(1.0 + FUSED_PATH_TERM_BOOST)  # folder and stem: both
+    assert prior("store/cache.py") > prior("store/memory.py")
+
+
+def test_file_prior_multiplies_the_test_prior_and_the_name_lift() -> None:
+    prior = _prior(CACHE_QUESTION, Ranking())
+    assert prior("tests/test_cache.py") == pytest.approx(TEST_PRIOR * (1.0 + FUSED_PATH_TERM_BOOST * 0.5))
+    assert prior("examples/__init__.py") == pytest.approx(EXAMPLE_PRIOR * REEXPORT_PRIOR)
+
+
+def test_file_prior_for_a_question_about_tests_keeps_test_files_whole() -> None:
+    prior = _prior("which tests cover the cache", Ranking())  # keywords tests, cover, cache
+    assert prior("tests/test_cache.py") == pytest.approx(1.0 + FUSED_PATH_TERM_BOOST * 2 / 3)
+    assert prior("tests/test_retry.py") == pytest.approx(1.0 + FUSED_PATH_TERM_BOOST / 3)  # `tests` folder only
+    assert _prior("which tests cover the cache", Ranking(), named=False)("tests/test_cache.py") == 1.0
+
+
+def test_file_prior_not_named_ignores_the_question_words() -> None:
+    prior = _prior(CACHE_QUESTION, Ranking(), named=False)
+    assert prior("store/cache.py") == 1.0
+    assert prior("tests/test_cache.py") == pytest.approx(TEST_PRIOR)
+    assert prior("pkg/__init__.py") == pytest.approx(REEXPORT_PRIOR)
+
+
+def test_file_prior_is_none_when_neither_switch_can_act() -> None:
+    question = parse_query(CACHE_QUESTION)
+    assert file_prior(question, Ranking(path_priors=False, path_terms=False)) is None
+    assert file_prior(question, Ranking(path_priors=False), named=False) is None  # names are all it had
+    assert file_prior(question, Ranking(path_terms=False), named=False) is not None
+
+
+def test_file_prior_with_path_terms_off_keeps_the_path_priors() -> None:
+    prior = _prior(CACHE_QUESTION, Ranking(path_terms=False))
+    assert prior("store/cache.py") == 1.0
+    assert prior("tests/test_cache.py") == pytest.approx(TEST_PRIOR)
+    assert prior("types/cache.d.ts") == pytest.approx(TYPE_STUB_PRIOR)
+
+
+def test_file_prior_with_path_priors_off_keeps_the_name_lift() -> None:
+    prior = _prior(CACHE_QUESTION, Ranking(path_priors=False))
+    assert prior("tests/test_cache.py") == pytest.approx(1.0 + FUSED_PATH_TERM_BOOST * 0.5)
+    assert prior("tests/test_retry.py") == 1.0
+    assert prior("examples/compat/__init__.py") == 1.0
+
+
+def test_file_prior_of_a_question_without_keywords_is_the_path_prior() -> None:
+    prior = _prior("how is it to be", Ranking())  # stop words and short words only
+    assert prior("pkg/how.py") == 1.0
+    assert prior("tests/test_how.py") == pytest.approx(TEST_PRIOR)
+
+
+@pytest.mark.parametrize("path", ["README.md", "docs/retry.md", "docs/guide.rst", "NOTES.txt"])
+def test_documentation_is_lowered_unless_the_question_is_about_documentation(path: str) -> None:
+    assert path_prior(path, "how does retry work") == pytest.approx(DOC_PRIOR)
+    assert path_prior(path, "where do the docs explain retry") == 1.0
+    assert path_prior(path, "retry README") == 1.0
+
+
+# --- prose_prior ---------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("path", "factor"),
+    [
+        ("AGENTS.md", PROSE_PRIOR),
+        ("sub/CLAUDE.md", PROSE_PRIOR),
+        ("GEMINI.md", PROSE_PRIOR),
+        (".cursorrules", PROSE_PRIOR),
+        (".github/copilot-instructions.md", PROSE_PRIOR),
+        (".github/ISSUE_TEMPLATE/bug_report.md", PROSE_PRIOR),
+        (".github/workflows/ci.yml", PROSE_PRIOR),
+        ("CHANGELOG.md", PROSE_PRIOR),
+        ("HISTORY.rst", PROSE_PRIOR),
+        ("NEWS", PROSE_PRIOR),
+        ("LICENSE", PROSE_PRIOR),
+        ("LICENSE-MIT", PROSE_PRIOR),
+        ("django/conf/locale/it/LC_MESSAGES/django.po", PROSE_PRIOR),
+        ("locale/messages.pot", PROSE_PRIOR),
+        ("PKG-INFO", PROSE_PRIOR),
+        ("docs/man/django-admin.1", PROSE_PRIOR),
+        ("README.md", DOC_PRIOR),
+        ("docs/guide.rst", DOC_PRIOR),
+        ("nvm.sh", 1.0),
+        ("src/history.py", 1.0),  # code named like a changelog is code
+        ("pkg/changes.go", 1.0),
+        ("licenses/mod.rs", 1.0),
+    ],
+)
+def test_prose_prior_lowers_prose_below_docs_and_leaves_code(path: str, factor: float) -> None:
+    prior = prose_prior(parse_query("how does nvm download a tarball"), Ranking())
+    assert prior is not None
+    assert prior(path) == pytest.approx(factor)
+    assert path_prior(path, "how does nvm download a tarball") == pytest.approx(factor)
+
+
+def test_prose_prior_is_off_for_a_docs_question_and_with_path_priors_off() -> None:
+    prior = prose_prior(parse_query("where is the license documented"), Ranking())
+    assert prior is not None and prior("LICENSE") == 1.0 and prior("AGENTS.md") == 1.0
+    assert prose_prior(parse_query("how does retry work"), Ranking(path_priors=False)) is None
+
+
+@pytest.mark.parametrize(
+    ("path", "factor"),
+    [
+        ("lib/url.h", TYPE_STUB_PRIOR),  # lib/url.c is indexed: the header only declares
+        ("src/format.hpp", 1.0),  # a header-only library: its headers are the code
+        ("lib/url.c", 1.0),
+    ],
+)
+def test_a_header_beside_its_source_is_a_declaration(path: str, factor: float) -> None:
+    indexed = {"lib/url.h", "lib/url.c", "src/format.hpp"}
+    question = parse_query("how does curl parse a url")
+    prior = file_prior(question, Ranking(path_terms=False), indexed=indexed.__contains__)
+    assert prior is not None and prior(path) == pytest.approx(factor)
+
+
+def test_an_acronym_alone_is_a_name() -> None:
+    assert stated_names("URL").whole == {"URL"}
+
+
+def test_a_name_defined_in_more_files_than_the_limit_is_generic() -> None:
+    """A namespace every file opens, a method every class overrides; a class and its extensions is not."""
+    paths = {"toString": [f"src/C{i}.java" for i in range(GENERIC_NAME_FILES + 1)],
+             "Application": [f"Sources/Application+{i}.swift" for i in range(GENERIC_NAME_FILES)] * 3}
+    assert generic_names(["toString", "Application", "Absent"], lambda name: paths.get(name, [])) == {"toString"}
+
+
+def test_a_generic_embedded_name_boosts_only_the_definition_in_its_home_file(
+    lexer_class: Chunk, named_class: Chunk, usage: Chunk
+) -> None:
+    query = "why does the Tokenizer drop tabs"
+    everywhere = with_generic(stated_names(query), lambda name: [f"m{i}.py" for i in range(GENERIC_NAME_FILES + 1)])
+    assert everywhere.generic == {"Tokenizer"}
+    scored = [(usage, 10.0), (lexer_class, 2.0), (named_class, 2.0)]
+    ranked = _scores(boost_chunks(scored, parse_query(query), Ranking(), stated=everywhere))
+    assert ranked["text/lexer.py"] == pytest.approx(2.0)
+    assert ranked["text/tokenizer.py"] > 2.0 + 10.0 * DEFINITION_BOOST * EMBEDDED_NAME_SCALE

@@ -1,0 +1,211 @@
+"""Workspace: restart re-checks, one-file updates, unsaved buffers, bad files and a killed indexer."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fourfold.engine import SearchRequest, Settings, Workspace, WorkspaceError
+from fourfold.engine.index.textsearch import parse_text_query
+from fourfold.engine.retrieve.retrievers import literal_hits
+
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "polyglot"
+
+
+def open_workspace(root: Path, index: Path) -> Workspace:
+    return Workspace(root, Settings(index_dir=str(index), semantic_backend="none"))
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    shutil.copytree(FIXTURE, root)
+    return root
+
+
+def lines(workspace: Workspace, text: str) -> list[tuple[str, int]]:
+    return [(h.path, h.span.start_line) for h in literal_hits(workspace.snapshot(), parse_text_query(text), 100)]
+
+
+def test_restart_reindexes_only_what_changed(tree: Path, tmp_path: Path) -> None:
+    first = open_workspace(tree, tmp_path / "index")
+    stats = first.refresh()
+    assert stats.indexed == stats.scanned == sum(1 for p in tree.rglob("*") if p.is_file())
+    first.close()
+    (tree / "inventory" / "models.py").write_text("class Pallet:\n    pass\n")
+    (tree / "web" / "src" / "constants.js").unlink()
+    second = open_workspace(tree, tmp_path / "index")
+    assert len(second.snapshot().files) == stats.scanned  # loaded from disk before any re-check
+    again = second.refresh()
+    assert (again.indexed, again.removed, again.unchanged) == (1, 1, stats.scanned - 2)
+    assert [s.path for s in second.snapshot().symbols.definitions("Pallet")] == ["inventory/models.py"]
+    assert "inventory/models.py" not in {s.path for s in second.snapshot().symbols.definitions("Item")}
+
+
+def test_update_file_touches_one_file(tree: Path, tmp_path: Path) -> None:
+    workspace = open_workspace(tree, tmp_path / "index")
+    workspace.refresh()
+    before = workspace.snapshot()
+    target = tree / "inventory" / "retry.py"
+    target.write_text(target.read_text().replace("gave up after", "abandoned after"))
+    workspace.update_file(target)
+    after = workspace.snapshot()
+    assert lines(workspace, "abandoned after") == [("inventory/retry.py", 9)]
+    assert lines(workspace, "gave up after") == []
+    assert before.files["inventory/retry.py"] != after.files["inventory/retry.py"]
+    assert {p: r for p, r in before.files.items() if p != "inventory/retry.py"} == {
+        p: r for p, r in after.files.items() if p != "inventory/retry.py"}
+    assert before.symbols is not after.symbols and "inventory/retry.py" in before.files
+
+
+def test_created_deleted_and_renamed_files(tree: Path, tmp_path: Path) -> None:
+    workspace = open_workspace(tree, tmp_path / "index")
+    workspace.refresh()
+    created = tree / "inventory" / "audit.py"
+    created.write_text("def audit_trail():\n    return 'stocktake'\n")
+    workspace.update_file(created)
+    assert lines(workspace, "stocktake") == [("inventory/audit.py", 1)]
+    renamed = tree / "inventory" / "ledger.py"
+    created.rename(renamed)
+    workspace.rename_file(created, renamed)
+    assert lines(workspace, "stocktake") == [("inventory/ledger.py", 1)]
+    renamed.unlink()
+    workspace.update_file(renamed)
+    assert lines(workspace, "stocktake") == []
+    assert "inventory/ledger.py" not in workspace.snapshot().files
+
+
+def test_unsaved_buffer_is_searchable_then_disk_wins_again(tree: Path, tmp_path: Path) -> None:
+    workspace = open_workspace(tree, tmp_path / "index")
+    workspace.refresh()
+    path = tree / "inventory" / "models.py"
+    original = path.read_text()
+    workspace.set_buffer(path, original + "\nUNSAVED_MARKER = 'só na tela'\n")
+    expected = [("inventory/models.py", len(original.splitlines()) + 1)]
+    assert lines(workspace, "UNSAVED_MARKER") == expected
+    workspace.refresh()  # the disk has not changed: the buffer still wins
+    assert lines(workspace, "UNSAVED_MARKER") == expected
+    workspace.clear_buffer(path)
+    assert lines(workspace, "UNSAVED_MARKER") == []
+
+
+def test_bad_files_are_skipped_with_reasons(tree: Path, tmp_path: Path) -> None:
+    (tree / "blob.bin").write_bytes(bytes(range(256)) * 10)
+    (tree / "huge.txt").write_bytes(b"x" * (5 * 1024 * 1024))
+    (tree / "latin1.py").write_bytes(b"name = 'caf\xe9 cr\xe8me'\n")
+    (tree / "crlf.py").write_bytes(b"def windows_line():\r\n    return 1\r\n")
+    (tree / "empty.py").write_bytes(b"")
+    os.symlink(tree, tree / "loop")
+    workspace = open_workspace(tree, tmp_path / "index")
+    workspace.refresh()
+    snapshot = workspace.snapshot()
+    assert "blob.bin" not in snapshot.files and "binary" in snapshot.skipped["blob.bin"]
+    assert "huge.txt" not in snapshot.files and "larger than" in snapshot.skipped["huge.txt"]
+    assert lines(workspace, "cr\ufffdme") == [("latin1.py", 0)]
+    assert [s.name for s in snapshot.symbols.definitions("windows_line")] == ["windows_line"]
+    assert "empty.py" in snapshot.files
+    assert workspace.status()["skipped"] == 2
+
+
+def test_file_deleted_between_scan_and_read(tree: Path, tmp_path: Path) -> None:
+    workspace = open_workspace(tree, tmp_path / "index")
+    doomed = tree / "web" / "src" / "types.ts"
+
+    def progress(done: int, total: int) -> None:
+        doomed.unlink(missing_ok=True)
+
+    workspace.refresh(progress)
+    assert "web/src/types.ts" not in workspace.snapshot().files
+    assert "No such file" in workspace.snapshot().skipped["web/src/types.ts"]
+
+
+def test_missing_root_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(WorkspaceError, match="does not exist"):
+        Workspace(tmp_path / "absent", Settings(index_dir=str(tmp_path / "index")))
+
+
+def test_corrupted_index_is_rebuilt_and_reported(tree: Path, tmp_path: Path) -> None:
+    open_workspace(tree, tmp_path / "index").refresh()
+    (tmp_path / "index" / "index.sqlite").write_bytes(b"\x00garbage" * 1000)
+    for suffix in ("-wal", "-shm"):
+        (tmp_path / "index" / f"index.sqlite{suffix}").unlink(missing_ok=True)
+    workspace = open_workspace(tree, tmp_path / "index")
+    assert workspace.status()["last_error"] and "rebuilt" in workspace.status()["last_error"]
+    workspace.refresh()
+    assert ("inventory/service.py", 33) in lines(workspace, "connection refused by warehouse")
+
+
+def test_search_during_and_after_indexing(tree: Path, tmp_path: Path) -> None:
+    workspace = open_workspace(tree, tmp_path / "index")
+    assert workspace.status()["ready"] is False
+    workspace.refresh()
+    result = workspace.search_dict(SearchRequest("where is parseConfig defined"))
+    assert result["index"]["ready"] is True and result["partial"] is False
+    assert result["results"][0]["path"] == "web/src/config.js"
+
+
+KILLER = """
+import sys
+from pathlib import Path
+from fourfold.engine import Settings, Workspace
+workspace = Workspace(Path(sys.argv[1]), Settings(index_dir=sys.argv[2], semantic_backend="none"))
+def progress(done, total):
+    if done == int(sys.argv[3]):
+        print("midway", flush=True)
+        sys.stdin.readline()  # wait here until killed
+workspace.refresh(progress)
+"""
+
+
+def test_indexer_killed_mid_refresh_leaves_a_consistent_index(tmp_path: Path) -> None:
+    root = tmp_path / "big"
+    for number in range(1200):
+        folder = root / f"pkg{number % 12}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"mod{number}.py").write_text(f"def function_{number}():\n    return 'marker {number}'\n")
+    index = tmp_path / "index"
+    # A session of its own: whatever the indexer started (pool workers) is in its process group,
+    # which the teardown kills, so the suite leaves nothing behind even if a worker outlives it.
+    child = subprocess.Popen([sys.executable, "-c", KILLER, str(root), str(index), "900"],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        assert child.stdout is not None and child.stdout.readline().strip() == "midway"
+        child.send_signal(signal.SIGKILL)  # kill -9 of the indexer alone, as a user or the OOM killer does
+        child.wait()
+        survivor = open_workspace(root, index)
+        kept = len(survivor.snapshot().files)
+        assert 0 < kept < 1200 and kept % 400 == 0  # whole batches only: each is one transaction
+        stats = survivor.refresh()
+        assert stats.indexed == 1200 - kept
+        assert len(survivor.snapshot().files) == 1200
+        assert lines(survivor, "marker 1199") == [("pkg11/mod1199.py", 1)]
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(child.pid, signal.SIGKILL)
+        child.wait()
+        for stream in (child.stdin, child.stdout):
+            if stream is not None:
+                stream.close()
+
+
+def test_reopened_index_answers_as_the_one_that_built_it(tree: Path, tmp_path: Path) -> None:
+    # Issue 2: a restart decodes pickled rows with the collector paused; no answer may change.
+    first = open_workspace(tree, tmp_path / "index")
+    first.refresh()
+    names = ("BaseJob.with_retry", "ConfigLoader.loadSettings", "StockLevel.available")
+    expected = {name: first.snapshot().graph.callers(name) for name in names}
+    symbols = first.snapshot().symbols.definitions("Config")
+    central = first.central_symbols(10)
+    first.close()
+    second = open_workspace(tree, tmp_path / "index")
+    assert {name: second.snapshot().graph.callers(name) for name in names} == expected
+    assert all(expected.values())
+    assert second.snapshot().symbols.definitions("Config") == symbols
+    assert second.central_symbols(10) == central
