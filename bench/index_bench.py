@@ -23,7 +23,7 @@ from pathlib import Path
 
 from fourfold.engine import Settings, Workspace
 from fourfold.engine.index.textsearch import parse_text_query
-from fourfold.engine.retrieve.retrievers import literal_hits
+from fourfold.engine.retrieve.text import literal_hits
 from fourfold.engine.service.workspace import CENTRALITY_DELAY_S
 from fourfold.lsp.evaluation import percentile
 

@@ -44,7 +44,7 @@ __all__ = ["named_seed", "seed_at", "seed_text", "structural_siblings", "without
 
 # Kinds that are one family for similarity: a method is like a function, an interface like a class.
 _FAMILY = {**dict.fromkeys(CALLABLE_KINDS, "callable"), **dict.fromkeys(TYPE_KINDS, "type")}
-# Files whose shape (bases, members) stays cached (oldest evicted first), as retrievers.py caches lookups.
+# Files whose shape (bases, members) stays cached (oldest evicted first), as retrieve/text.py caches lookups.
 SHAPE_CACHE_FILES = 16384
 _FILE_NAME = re.compile(r"[\w.-]+\.[A-Za-z0-9]{1,5}$")
 _PARAMETERS = re.compile(r"\((.*)\)")

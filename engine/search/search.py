@@ -33,7 +33,7 @@ from ..query.request import Ranking, SearchRequest
 from ..rank.fusion import FusedResult, fuse
 from ..rank.ranking import defining_paths, fusion_features, generic_names, is_test_path, query_path_prior
 from ..rank.routing import Route, plan_route, rescue_route
-from ..retrieve.retrievers import Retriever
+from ..retrieve.retriever import Retriever
 from ..retrieve.similar import named_seed, seed_at, without_seed
 from .absence import absence_note
 from .answer import ModalityReport, SearchResponse

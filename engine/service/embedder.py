@@ -25,7 +25,7 @@ import numpy as np
 from ..index.snapshot import Snapshot
 from ..model.records import Chunk
 from ..model.settings import Settings
-from ..retrieve.retrievers import SemanticState, SemanticView
+from ..retrieve.semantic import SemanticState, SemanticView
 from ..semantic.backends import make_backend
 from ..semantic.embedcache import EmbedCache, embed_cached
 from ..semantic.embedding import Backend, LocalBackend

@@ -39,7 +39,10 @@ from ..model.settings import Settings
 from ..query.parsedquery import ParsedQuery
 from ..query.request import SearchRequest
 from ..retrieve import navigation
-from ..retrieve.retrievers import LexicalCache, graph, make_semantic_retriever, make_text_retriever, structural
+from ..retrieve.graph import graph
+from ..retrieve.semantic import make_semantic_retriever
+from ..retrieve.structural import structural
+from ..retrieve.text import LexicalCache, make_text_retriever
 from ..search.answer import Answer, IndexState, SearchResponse, answer_of
 from ..search.search import Searcher
 from .embedder import Embedder

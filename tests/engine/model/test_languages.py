@@ -24,7 +24,7 @@ from fourfold.engine.model.languages import (
 from fourfold.engine.model.records import ParsedFile, Symbol
 from fourfold.engine.query.parsedquery import parse_query
 from fourfold.engine.query.request import Ranking
-from fourfold.engine.retrieve.retrievers import structural
+from fourfold.engine.retrieve.structural import structural
 from fourfold.lsp import convert
 from fourfold.lsp.kinds import FALLBACK_KIND, symbol_kind
 

@@ -21,15 +21,9 @@ from fourfold.engine.model.profiles import VECTOR_CANDIDATES
 from fourfold.engine.model.records import Chunk, Hit, Span, Symbol
 from fourfold.engine.query.parsedquery import parse_query
 from fourfold.engine.query.request import Ranking
-from fourfold.engine.retrieve.retrievers import (
-    LexicalCache,
-    SemanticState,
-    SemanticView,
-    _Enclosing,
-    make_semantic_retriever,
-    make_text_retriever,
-    structural,
-)
+from fourfold.engine.retrieve.semantic import SemanticState, SemanticView, make_semantic_retriever
+from fourfold.engine.retrieve.structural import structural
+from fourfold.engine.retrieve.text import LexicalCache, _Enclosing, make_text_retriever
 from fourfold.engine.semantic.vectors import VectorIndex
 
 CORPUS = {

@@ -14,7 +14,7 @@ import pytest
 
 from fourfold.engine import SearchRequest, Settings, Workspace, WorkspaceError
 from fourfold.engine.index.textsearch import parse_text_query
-from fourfold.engine.retrieve.retrievers import literal_hits
+from fourfold.engine.retrieve.text import literal_hits
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "polyglot"
 

@@ -1,47 +1,27 @@
-"""The four modalities as retrievers: each turns a classified request into its own ranked hit list.
-
-They adapt the indexes (trigram postings, BM25 chunks, symbol table, code graph, vectors) to one
-signature so the Searcher can run them side by side and fuse only their ranks. Each one decides
-what part of the query it understands: the text retriever searches a quoted string or identifier
-literally and a question lexically; the structural one looks the named symbol up; the graph one
-answers references and impact from edges.
-"""
+"""The text modality: literal search (trigram candidates confirmed by RE2) for a quoted string, an
+identifier or a regex, and BM25 over chunks, re-ranked by what the question names, for a question."""
 
 from __future__ import annotations
 
-import re
 import threading
 from bisect import bisect_right
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from itertools import accumulate
-from pathlib import PurePosixPath
 
 import numpy as np
 
 from ..index.lexical import LexicalIndex
 from ..index.snapshot import Snapshot
 from ..index.textsearch import SearchText, TextQuery, candidate_plan, search_text
-from ..model.profiles import (
-    DEFINITION_KINDS,
-    FIND_REFERENCES,
-    IMPACT_ANALYSIS,
-    IMPACT_DEPTH,
-    LEXICAL_CANDIDATES,
-    NAMED_TIERS,
-    VECTOR_CANDIDATES,
-)
-from ..model.records import Chunk, Hit, ParsedFile, Span, Symbol
-from ..query.intent import is_product_name
-from ..query.parsedquery import ParsedQuery, named_file
+from ..model.profiles import LEXICAL_CANDIDATES
+from ..model.records import Chunk, Hit, ParsedFile, Symbol
+from ..query.parsedquery import ParsedQuery
 from ..query.request import Ranking
-from ..rank.ranking import boost_chunks, defining_paths, generic_names, literal_ranked, with_generic
-from ..semantic.vectors import VectorIndex
-from .similar import seed_text, structural_siblings
+from ..rank.ranking import boost_chunks, literal_ranked, with_generic
+from .retriever import Retriever, chunk_hit
+from .similar import seed_text
 
-# What every retriever is: the snapshot, the query read once, the request's ranking switches (an
-# ablation's, or all on) and how many hits to return. None of them reads the raw string again.
-Retriever = Callable[[Snapshot, ParsedQuery, Ranking, int], list[Hit]]
+__all__ = ["LexicalCache", "literal_hits", "make_text_retriever"]
 
 # Files whose symbol lookup for literal hits stays cached (oldest evicted first): a few MB at most.
 ENCLOSING_CACHE_FILES = 8192
@@ -102,11 +82,6 @@ class LexicalCache:
         self._generation = snapshot.generation
 
 
-def _chunk_hit(chunk: Chunk, score: float) -> Hit:
-    first = next((line.strip() for line in chunk.text.splitlines()[3:] if line.strip()), "")
-    return Hit(chunk.path, chunk.span, score, chunk.symbol, chunk.kind, first[:200], chunk.language)
-
-
 def make_text_retriever(lexical: LexicalCache) -> Retriever:
     """The text modality: literal search for a literal, ranked BM25 for a question."""
 
@@ -115,7 +90,7 @@ def make_text_retriever(lexical: LexicalCache) -> Retriever:
         if seed is not None:
             index, chunks = lexical.get(snapshot)
             found = index.search(seed_text(seed), depth)
-            return [_chunk_hit(chunks[position], score) for position, score in found]
+            return [chunk_hit(chunks[position], score) for position, score in found]
         if query.literal_error is not None:
             raise query.literal_error
         if query.literal is not None:
@@ -143,7 +118,7 @@ def _question_hits(
     extra = [chunks[p] for name in (names.all if names else ()) for p in index.definitions.get(name, ())
              if names is not None and names.names_definition(name, chunks[p].path)]
     ranked = boost_chunks(scored, query, features, extra, names)
-    return [_chunk_hit(chunk, score) for chunk, score in ranked[:depth]]
+    return [chunk_hit(chunk, score) for chunk, score in ranked[:depth]]
 
 
 def literal_hits(snapshot: Snapshot, query: TextQuery, limit: int) -> list[Hit]:
@@ -241,130 +216,3 @@ def _with_symbol(snapshot: Snapshot, hit: Hit, enclosing: _Enclosing | None) -> 
         hit.snippet,
         record.language if record is not None else None,
     )
-
-
-def _symbol_hit(symbol: Symbol, score: float) -> Hit:
-    return Hit(
-        symbol.path, symbol.span, score, symbol.qualified, symbol.kind, symbol.signature, symbol.language
-    )
-
-
-def structural(snapshot: Snapshot, query: ParsedQuery, features: Ranking, depth: int) -> list[Hit]:
-    """Symbols named by the query: its target, the whole query, or each identifier a question states.
-
-    For find_similar with a seed, the definitions shaped like the seed (engine/retrieve/similar.py).
-    A question's plain words are not looked up (`how does routing work` is not about a symbol called
-    `routing`; measured on semble's set, looking them up cost 0.02 NDCG@10): only the names it writes
-    in code style or capitalised (`why does safeParse throw`, `how the Router matches`).
-    """
-    if query.classification.seed is not None:
-        return structural_siblings(snapshot, query.classification.seed, depth)
-    name, kinds = query.symbol.name, query.symbol.kinds
-    if query.target or len(name.split()) <= 1:
-        return [_symbol_hit(m.symbol, m.score) for m in snapshot.symbols.search(name, kinds, depth)]
-    merged: dict[tuple[str, str], Hit] = {}
-    words = query.symbol.words
-    generic = generic_names(words, lambda word: defining_paths(snapshot, word))
-    for word in sorted(words):
-        if is_product_name(word) and not snapshot.symbols.definitions(word):
-            continue  # `tRPC` in "how are tRPC links composed" names a product, not the `TRPC` classes
-        for match in snapshot.symbols.search(word, kinds, depth):
-            if match.tier not in NAMED_TIERS or match.symbol.kind not in DEFINITION_KINDS:
-                continue  # a name matched by prefix, or naming a field, is noise, not evidence
-            if word in generic and not named_file(match.symbol.path, word):
-                continue  # `Dapper`, the namespace every file opens, names no one of them
-            key = (match.symbol.path, match.symbol.qualified)
-            if key not in merged or merged[key].score < match.score:
-                merged[key] = _symbol_hit(match.symbol, match.score)
-    return sorted(merged.values(), key=lambda hit: -hit.score)[:depth]
-
-
-def graph(snapshot: Snapshot, query: ParsedQuery, features: Ranking, depth: int) -> list[Hit]:
-    """Call sites for references, the reverse closure for impact, a seed's siblings for find_similar,
-    personalized PageRank otherwise."""
-    target = query.target
-    seed = query.classification.seed
-    if seed is not None:
-        return snapshot.graph.siblings(seed.path, seed.symbol, limit=depth)
-    if query.intent == FIND_REFERENCES and target:
-        return snapshot.graph.callers(target, limit=depth)
-    if query.intent == IMPACT_ANALYSIS and target:
-        impact = snapshot.graph.impact(target, depth=IMPACT_DEPTH, limit=depth)
-        return [_at_import_line(snapshot, hit, target) for hit in impact]
-    words = [target] if target else list(query.tokens)
-    return snapshot.graph.related(words, limit=depth)
-
-
-# A line that imports: Python, JS/TS, Go, Rust, Java/Kotlin/Scala, C#, PHP, Ruby, C/C++.
-_IMPORT_LINE = re.compile(r"^\s*(?:from\s|import\s|import\(|export\s.*\sfrom\s|use\s|using\s|require|#\s*include)"
-                          r"|\brequire(?:_relative)?\s*\(?['\"]|\bimport\s*\(")
-
-
-def _at_import_line(snapshot: Snapshot, hit: Hit, target: str) -> Hit:
-    """An importing file without a recorded use is shown at the line that imports the target (its
-    name, else its module's), not at line 1."""
-    if hit.span != Span(0, 0, 0, 0) or hit.symbol is not None:
-        return hit
-    text = snapshot.text(hit.path)
-    if text is None:
-        return hit
-    name = re.split(r"::|\.|#|->", target)[-1]
-    defined = snapshot.symbols.definitions(name)
-    modules = {PurePosixPath(symbol.path).stem for symbol in defined} - {"__init__", "index", "mod"}
-    fallback: Span | None = None
-    for number, line in enumerate(text.splitlines()):
-        if not _IMPORT_LINE.search(line):
-            continue
-        found = re.search(rf"(?<![\w$]){re.escape(name)}(?![\w$])", line)
-        if found:
-            span = Span(number, found.start(), number, found.end())
-            return Hit(hit.path, span, hit.score, hit.symbol, hit.kind, line.strip()[:200], hit.language, hit.via)
-        if fallback is None and any(re.search(rf"\b{re.escape(m)}\b", line) for m in modules):
-            fallback = Span(number, 0, number, len(line))
-    if fallback is None:
-        return hit
-    return Hit(hit.path, fallback, hit.score, hit.symbol, hit.kind, hit.snippet, hit.language, hit.via)
-
-
-@dataclass(frozen=True)
-class SemanticView:
-    """One model's vectors, the chunks they embed and the function that embeds queries for them.
-
-    Published as a whole: a query is always embedded by the model of the index it searches, even
-    while the embedder swaps `local` for a slower model in the background.
-    """
-
-    vectors: VectorIndex
-    chunks_by_digest: Mapping[str, Chunk]
-    embed_query: Callable[[str], object]
-    backend: str
-    model: str
-
-
-class SemanticState:
-    """What the semantic retriever searches now; `view` is replaced in one assignment as embedding runs."""
-
-    def __init__(self) -> None:
-        self.view: SemanticView | None = None
-
-
-def make_semantic_retriever(state: SemanticState) -> Retriever:
-    """Nearest chunks by cosine: a binary shortlist rescored in float, or (ablation) every vector exactly.
-    For find_similar with a seed, nearest to the seed's own stored vector instead of the query's."""
-
-    def semantic(snapshot: Snapshot, query: ParsedQuery, features: Ranking, depth: int) -> list[Hit]:
-        view = state.view
-        if view is None or len(view.vectors) == 0:
-            return []
-        hits = []
-        seed = query.classification.seed
-        stored = view.vectors.vector(seed.chunk.digest) if seed is not None and seed.chunk is not None else None
-        vector = stored if stored is not None else np.asarray(view.embed_query(query.raw))
-        candidates = VECTOR_CANDIDATES if features.binary_vectors else len(view.vectors)
-        for key, score in view.vectors.search_keys(vector, limit=depth, candidates=candidates):
-            chunk = view.chunks_by_digest.get(key)
-            if chunk is not None and chunk.path in snapshot.files:
-                hits.append(_chunk_hit(chunk, score))
-        return hits
-
-    return semantic
