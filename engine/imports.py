@@ -441,7 +441,11 @@ def _resolve_ruby(spec: str, from_path: str, files: FileSet) -> list[str]:
     target = spec if spec.endswith(".rb") else spec + ".rb"
     if spec.startswith("."):
         return files.first([posixpath.normpath(posixpath.join(posixpath.dirname(from_path), target))])
-    return files.first([target, posixpath.join("lib", target)]) or files.with_suffix(target)
+    parts = target.split("/")
+    # Opened inside the load path (`railties/lib/rails` as the root): `rails/command/base` is
+    # `command/base.rb` from the root itself, as for Java (`_rooted_module`).
+    rooted = ["/".join(parts[start:]) for start in range(1, len(parts))]
+    return files.first([target, posixpath.join("lib", target)]) or files.with_suffix(target) or files.first(rooted)
 
 
 # --- Kotlin, Scala, Haskell, Elixir, Lua: dotted module names over folders ----------------------

@@ -281,3 +281,13 @@ def test_suffix_answers_are_remembered_until_the_file_set_changes() -> None:
     assert files.with_suffix("util.py") == ["b/util.py", "c/util.py"]
     files.with_suffix("util.py").clear()  # a caller's list is its own
     assert files.with_suffix("util.py") == ["b/util.py", "c/util.py"]
+
+
+def test_ruby_in_a_workspace_opened_inside_its_load_path() -> None:
+    """`railties/lib/rails` opened as the root: `require "rails/command/base"` is `command/base.rb`
+    from the root itself, never a `base.rb` in some other folder."""
+    ruby = FileSet.of(["command.rb", "command/base.rb", "generators/base.rb", "generators/app/base.rb"])
+    assert resolve_import("rails/command/base", "commands.rb", "ruby", ruby) == ["command/base.rb"]
+    assert resolve_import("rails/command", "commands.rb", "ruby", ruby) == ["command.rb"]
+    assert resolve_import("active_support/core_ext/object/blank", "command.rb", "ruby", ruby) == []
+    assert resolve_import("rails/base", "command.rb", "ruby", ruby) == []
