@@ -176,6 +176,14 @@ _NO_SPAN: tuple[int, int, int, int] = (-1, -1, -1, -1)
 _CONTAINS_KIND, _IMPORTS_KIND, _CALLS_KIND = (EDGE_KINDS.index(k) for k in ("contains", "imports", "calls"))
 _CONTAINS = "\0contains"
 _IMPORTS = "\0imports"
+_IMPLEMENTS = "\0implements"
+_REFERENCES_KIND = EDGE_KINDS.index("references")
+# C-family headers and the source files that implement what they declare (DESIGN §1: a header's
+# declaration is a symbol; issue 13: linked to its definition in the `.c`/`.cc` file).
+HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx")
+SOURCE_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".m", ".mm")
+# Kinds of header symbol a source file implements (a struct or a macro is complete where it stands).
+DECLARED_KINDS = frozenset({"function", "method", "constructor"})
 _WORDS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _QUALIFIER = re.compile(r"::|\.|#|->")
 
@@ -255,6 +263,7 @@ class CodeGraph:
         self._touched: set[Edge] = set()
         self._stale_files: set[str] = set()
         self._stale_names: set[tuple[str, str]] = set()
+        self._stale_headers: set[str] = set()
         self._rank: _Rank | None = None
         self._dirty = True
         if files:
@@ -318,6 +327,9 @@ class CodeGraph:
         changed = {old[n].name for n in set(old) - set(new)} | {new[n].name for n in set(new) - set(old)}
         for name in changed:
             self._mark_name(path, name, min(before[name], self._global_count(name)))
+        if path.lower().endswith(SOURCE_SUFFIXES):
+            self._stale_headers |= {self._homes[node].path for name in changed for node in self._defs.get(name, ())
+                                    if self._homes[node].path.lower().endswith(HEADER_SUFFIXES)}
         if parsed is not None:
             self._resolve_file(path)
         self._flush()
@@ -372,6 +384,7 @@ class CodeGraph:
         self._tiers.pop(path, None)
         self._stale_names = {(p, n) for p, n in self._stale_names if p != path}
         self._stale_files.discard(path)
+        self._stale_headers.discard(path)
         if not keep_file:
             self._graph.remove_nodes_from([file_node(path), *nodes])
 
@@ -417,12 +430,37 @@ class CodeGraph:
                 self._drop_group(path, name)
                 self._resolve_names(path, [name])
         self._stale_names.clear()
+        for path in sorted(self._stale_headers):
+            if path in self._parsed:
+                self._drop_group(path, _IMPLEMENTS)
+                self._add_implementations(path)
+        self._stale_headers.clear()
         self._flush()
 
     def _resolve_file(self, path: str) -> None:
         self._add_containment(path)
         self._resolve_imports(path)
         self._resolve_names(path, self._refs[path])
+        self._add_implementations(path)
+
+    def _add_implementations(self, path: str) -> None:
+        """Link each function a header declares to its definitions in source files (declaration ->
+        definition, a reference): calls resolve to the declaration their file includes, and through
+        this edge reach the code that runs, for impact analysis and for centrality alike. The source
+        file beside the header (`url.c` for `url.h`) is the definition when it has one; else every
+        source file defining that qualified name, if few enough do (`max_ambiguity`)."""
+        if not path.lower().endswith(HEADER_SUFFIXES):
+            return
+        stem = path.rpartition(".")[0]
+        for node, symbol in self._nodes[path].items():
+            if symbol.kind not in DECLARED_KINDS:
+                continue
+            found = sorted(n for n in self._qualified.get(_dotted(symbol.qualified or symbol.name), ())
+                           if self._homes[n].path.lower().endswith(SOURCE_SUFFIXES))
+            sibling = [n for n in found if self._homes[n].path.rpartition(".")[0] == stem]
+            targets = sibling or (found if len(found) <= self._tuning.max_ambiguity else [])
+            for target in targets:
+                self._add_evidence(path, _IMPLEMENTS, (node, target), (_REFERENCES_KIND, len(targets), _NO_SPAN))
 
     def _add_containment(self, path: str) -> None:
         nodes = self._nodes[path]

@@ -365,13 +365,43 @@ def _resolve_dotted(extension: str, separator: str) -> Callable[[str, str, FileS
     def resolve(spec: str, from_path: str, files: FileSet) -> list[str]:
         parts = [part for part in spec.removeprefix("static ").split(separator) if part]
         if parts and parts[-1] == "*":
-            return _sources_in(files.dirs_with_suffix("/".join(parts[:-1])), extension, files)
+            found = _sources_in(files.dirs_with_suffix("/".join(parts[:-1])), extension, files)
+            return found or _rooted_package(parts[:-1], extension, files)
         found = _dotted_module(parts, extension, files)
         for start in range(1, len(parts) - keep + 1 if keep else 1):
             found = found or files.with_suffix("/".join(parts[start:]) + extension)
-        return found
+        return found or (_rooted_module(parts, extension, files) if extension == ".java" else [])
 
     return resolve
+
+
+def _rooted_module(parts: list[str], extension: str, files: FileSet) -> list[str]:
+    """A Java import in a workspace opened inside its package tree (`src/main/java/org/apache/commons/
+    lang3` opened as the root, as a benchmark or a monorepo sub-project does): the leading package
+    names lie above the root, and the rest is a path from the root itself, never from any folder
+    (`org.apache.commons.lang3.builder.EqualsBuilder` -> `builder/EqualsBuilder.java`, `...lang3.
+    ClassUtils` -> `ClassUtils.java`; a static import's member names are dropped from the end).
+    Anchoring at the root keeps `java.util.List` from matching some `util/List.java` deeper down, and
+    `java.*` is never the workspace's: the JVM refuses to load a class of that package from it."""
+    if parts[:1] == ["java"]:
+        return []
+    for start in range(1, len(parts)):
+        for end in range(len(parts), start, -1):
+            found = files.first(["/".join(parts[start:end]) + extension])
+            if found:
+                return found
+    return []
+
+
+def _rooted_package(parts: list[str], extension: str, files: FileSet) -> list[str]:
+    """A wildcard Java import's package as a folder from the workspace root (see `_rooted_module`)."""
+    if parts[:1] == ["java"]:
+        return []
+    for start in range(1, len(parts)):
+        folder = "/".join(parts[start:])
+        if folder in files.by_dir:
+            return _sources_in([folder], extension, files)
+    return []
 
 
 def _dotted_module(parts: list[str], extension: str, files: FileSet) -> list[str]:
@@ -411,7 +441,11 @@ def _resolve_ruby(spec: str, from_path: str, files: FileSet) -> list[str]:
     target = spec if spec.endswith(".rb") else spec + ".rb"
     if spec.startswith("."):
         return files.first([posixpath.normpath(posixpath.join(posixpath.dirname(from_path), target))])
-    return files.first([target, posixpath.join("lib", target)]) or files.with_suffix(target)
+    parts = target.split("/")
+    # Opened inside the load path (`railties/lib/rails` as the root): `rails/command/base` is
+    # `command/base.rb` from the root itself, as for Java (`_rooted_module`).
+    rooted = ["/".join(parts[start:]) for start in range(1, len(parts))]
+    return files.first([target, posixpath.join("lib", target)]) or files.with_suffix(target) or files.first(rooted)
 
 
 # --- Kotlin, Scala, Haskell, Elixir, Lua: dotted module names over folders ----------------------

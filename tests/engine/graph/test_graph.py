@@ -413,3 +413,63 @@ def test_the_collector_stays_paused_until_the_last_overlapping_build_ends() -> N
     assert not gc.isenabled()
     inner.__exit__(None, None, None)
     assert gc.isenabled()
+
+
+def write_c_library(root: Path) -> None:
+    """A header declaring two functions, the source beside it defining them, a caller elsewhere that
+    includes the header, and a test stub that defines one of the names again."""
+    files = {
+        "lib/url.h": "#ifndef URL_H\n#define URL_H\n/* Close a handle. */\nvoid Curl_close(int *data);\n"
+                     "int Curl_setup(int *data);\n#endif\n",
+        "lib/url.c": '#include "url.h"\n\nvoid Curl_close(int *data)\n{\n  free(data);\n}\n\n'
+                     "int Curl_setup(int *data)\n{\n  return 0;\n}\n",
+        "src/multi.c": '#include "../lib/url.h"\n\nvoid multi_cleanup(int *d)\n{\n  Curl_close(d);\n}\n',
+        "tests/stub.c": "void Curl_close(int *data)\n{\n}\n",
+    }
+    for path, text in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text, encoding="utf-8")
+
+
+def test_header_declarations_link_to_their_definitions(tmp_path: Path) -> None:
+    """Issue 13: a call resolves to the declaration its file includes; the declaration leads on to
+    the definition in the source file beside the header (not to a stub elsewhere), so impact and
+    centrality reach the code that runs."""
+    write_c_library(tmp_path)
+    graph = CodeGraph(parse_repo(tmp_path))
+    declaration, definition = S("lib/url.h", "Curl_close"), S("lib/url.c", "Curl_close")
+    assert graph.graph.has_edge(S("src/multi.c", "multi_cleanup"), declaration)
+    assert set(graph.graph.successors(declaration)) == {definition}
+    assert graph.graph.edges[declaration, definition]["kind"] == "references"
+    assert set(graph.graph.successors(S("lib/url.h", "Curl_setup"))) == {S("lib/url.c", "Curl_setup")}
+    assert graph.centrality(definition) > graph.centrality(S("tests/stub.c", "Curl_close"))
+
+
+def test_header_declarations_without_a_sibling_link_to_every_definition(tmp_path: Path) -> None:
+    write_c_library(tmp_path)
+    (tmp_path / "lib/url.c").unlink()
+    graph = CodeGraph(parse_repo(tmp_path))
+    assert set(graph.graph.successors(S("lib/url.h", "Curl_close"))) == {S("tests/stub.c", "Curl_close")}
+    assert list(graph.graph.successors(S("lib/url.h", "Curl_setup"))) == []
+
+
+def test_header_links_follow_updates_as_a_rebuild_would(tmp_path: Path) -> None:
+    write_c_library(tmp_path)
+    files = parse_repo(tmp_path)
+    graph = CodeGraph()
+    for path in sorted(files, reverse=True):  # the header before the sources that define its names
+        graph.with_file(path, files[path])
+    assert_same_as_rebuild(graph, files)
+    # The definition disappears from url.c: the declaration falls back to the only other definition.
+    (tmp_path / "lib/url.c").write_text("int Curl_setup(int *data)\n{\n  return 0;\n}\n", encoding="utf-8")
+    files = parse_repo(tmp_path)
+    graph.with_file("lib/url.c", files["lib/url.c"])
+    assert_same_as_rebuild(graph, files)
+    assert set(graph.graph.successors(S("lib/url.h", "Curl_close"))) == {S("tests/stub.c", "Curl_close")}
+    # Deleting the stub leaves the declaration unlinked; a header edit keeps the rest.
+    del files["tests/stub.c"]
+    graph.without_file("tests/stub.c")
+    assert_same_as_rebuild(graph, files)
+    assert list(graph.graph.successors(S("lib/url.h", "Curl_close"))) == []
+    graph.with_file("lib/url.h", files["lib/url.h"])
+    assert_same_as_rebuild(graph, files)

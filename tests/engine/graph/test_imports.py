@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from fourfold.engine.graph.graph import CodeGraph, file_node
 from fourfold.engine.graph.imports import FileSet, path_keys, resolve_import, spec_keys
+from fourfold.engine.index.structure import parse_file
 
 PYTHON = FileSet.of(
     [
@@ -173,6 +177,48 @@ def test_java(spec: str, expected: list[str]) -> None:
     assert resolve_import(spec, "src/main/java/com/acme/app/Main.java", "java", JAVA) == expected
 
 
+# A workspace opened inside its package tree (`org/apache/commons/lang3` as the root): the package
+# names above the root are not folders of the workspace.
+JAVA_INSIDE = FileSet.of(
+    ["StringUtils.java", "builder/EqualsBuilder.java", "builder/Builder.java", "text/util/List.java", "Objects.java"]
+)
+
+
+@pytest.mark.parametrize(
+    ("spec", "expected"),
+    [
+        ("org.apache.commons.lang3.StringUtils", ["StringUtils.java"]),
+        ("org.apache.commons.lang3.builder.EqualsBuilder", ["builder/EqualsBuilder.java"]),
+        ("static org.apache.commons.lang3.StringUtils.isEmpty", ["StringUtils.java"]),
+        ("org.apache.commons.lang3.builder.*", ["builder/Builder.java", "builder/EqualsBuilder.java"]),
+        ("java.util.List", []),  # anchored at the root: not text/util/List.java
+        ("java.util.Objects", []),  # java.* is the platform's, never the workspace's
+        ("com.google.common.base.Strings", []),
+    ],
+)
+def test_java_in_a_workspace_opened_inside_its_package_tree(spec: str, expected: list[str]) -> None:
+    assert resolve_import(spec, "builder/ToStringBuilder.java", "java", JAVA_INSIDE) == expected
+
+
+def test_java_imports_link_files_of_a_workspace_opened_inside_its_package_tree(tmp_path: Path) -> None:
+    """Real files through the real parser and graph: before this, such a workspace had no import edge."""
+    sources = {
+        "ClassUtils.java": "package org.acme.lang;\n\npublic class ClassUtils {\n"
+                           "  public static String shortName(Class<?> c) { return c.getSimpleName(); }\n}\n",
+        "builder/EqualsBuilder.java": "package org.acme.lang.builder;\n\nimport java.util.List;\n"
+                                      "import org.acme.lang.ClassUtils;\n\npublic class EqualsBuilder {\n"
+                                      "  String name(Object o) { return ClassUtils.shortName(o.getClass()); }\n}\n",
+    }
+    parsed = {}
+    for path, text in sources.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text, encoding="utf-8")
+        parsed[path] = parse_file(path, text, "java")
+    graph = CodeGraph(parsed)
+    imports = {(a, b) for a, b, kind in graph.graph.edges(data="kind") if kind == "imports"}
+    assert imports == {(file_node("builder/EqualsBuilder.java"), file_node("ClassUtils.java"))}
+
+
 C = FileSet.of(["src/main.c", "src/util.h", "include/lib/api.h", "other/util.h", "src/net/sock.h"])
 
 
@@ -235,3 +281,13 @@ def test_suffix_answers_are_remembered_until_the_file_set_changes() -> None:
     assert files.with_suffix("util.py") == ["b/util.py", "c/util.py"]
     files.with_suffix("util.py").clear()  # a caller's list is its own
     assert files.with_suffix("util.py") == ["b/util.py", "c/util.py"]
+
+
+def test_ruby_in_a_workspace_opened_inside_its_load_path() -> None:
+    """`railties/lib/rails` opened as the root: `require "rails/command/base"` is `command/base.rb`
+    from the root itself, never a `base.rb` in some other folder."""
+    ruby = FileSet.of(["command.rb", "command/base.rb", "generators/base.rb", "generators/app/base.rb"])
+    assert resolve_import("rails/command/base", "commands.rb", "ruby", ruby) == ["command/base.rb"]
+    assert resolve_import("rails/command", "commands.rb", "ruby", ruby) == ["command.rb"]
+    assert resolve_import("active_support/core_ext/object/blank", "command.rb", "ruby", ruby) == []
+    assert resolve_import("rails/base", "command.rb", "ruby", ruby) == []
