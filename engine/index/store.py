@@ -35,7 +35,8 @@ from ..graph.graph import paused_gc
 from ..model.records import FileRecord, ParsedFile
 
 # Bump whenever the row layout, a record's fields, or anything derived from parsing changes meaning.
-SCHEMA_VERSION = 10
+# 11: the records live in `fourfold.engine.model.records` (rows are pickled under their module's name).
+SCHEMA_VERSION = 11
 INDEX_FILE = "index.sqlite"
 log = logging.getLogger(__name__)
 
