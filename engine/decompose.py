@@ -35,9 +35,11 @@ import pathspec
 
 from .fusion import FusedResult
 from .languages import DOC_LANGUAGES, detect_language
+from .localisation import Evidence, FunctionHit, rank_functions
 from .profiles import EXACT_MATCH, FIND_DEFINITION, MODALITIES, PRESETS, UNDERSTAND_CODE
 from .ranking import DEFINITION_KINDS, path_prior
-from .records import Span
+from .records import Span, Symbol
+from .tokens import code_tokens
 
 if TYPE_CHECKING:
     from .search import SearchRequest, SearchResponse
@@ -49,9 +51,11 @@ __all__ = [
     "Part",
     "PartResult",
     "defining_files",
+    "evidence_of",
     "fuse_files",
     "issue_language",
     "issue_prior",
+    "part_places",
     "part_request",
     "plan",
     "run_part",
@@ -127,6 +131,9 @@ MAX_MATCHES = 6
 PART_DEPTH = 30
 # At most this many of each kind of part (the most often stated first): an issue that names forty
 # identifiers is not asking about forty definitions.
+# How strongly a name is stated, by where it stands: backticked or a frame's function, a code-shaped
+# word of the prose, a name a code block calls or imports (engine/localisation.py's `named` feature).
+NAME_STRENGTH = (1.0, 0.6, 0.3)
 MAX_PARTS: Mapping[str, int] = {FILE: 8, MODULE: 6, IDENTIFIER: 10, ERROR: 3, QUOTE: 4}
 # A name defined in more files than this says nothing about where to look (`__init__`, `name`, `run`).
 MAX_DEFINITIONS = 8
@@ -206,6 +213,7 @@ class Decomposed:
 
     results: list[FusedResult]
     parts: list[PartResult] = field(default_factory=list)
+    functions: list[FunctionHit] = field(default_factory=list)
 
 
 def should_decompose(query: str) -> bool:
@@ -230,6 +238,10 @@ class Split:
     errors: tuple[str, ...]
     quotes: tuple[str, ...]
     counts: Mapping[str, int] = field(default_factory=dict)
+    # name -> how strongly the text states it (NAME_STRENGTH by where it stands); traceback frames as
+    # (file named, function), innermost first
+    stated: Mapping[str, float] = field(default_factory=dict)
+    frames: tuple[tuple[str, str], ...] = ()
 
 
 def split(text: str) -> Split:
@@ -261,7 +273,12 @@ def split(text: str) -> Split:
     code_names = [match.group(1) for match in _CALL.finditer(code)]
     code_names.extend(name for _, imported in _imported_names(code) for name in imported)
     counts = Counter(_NAME.findall(text))
-    names = _ordered([strong_names, prose_names, code_names], counts)
+    groups = [strong_names, prose_names, code_names]
+    names = _ordered(groups, counts)
+    stated: dict[str, float] = {}
+    for strength, group in zip(NAME_STRENGTH, groups, strict=True):
+        for name in group:
+            stated[name] = max(stated.get(name, 0.0), strength)
 
     errors = [_literal(match.group(2)) for match in _ERROR_LINE.finditer(text)]
     quotes = [_literal(next(group for group in match.groups() if group)) for match in _QUOTED.finditer(outside)]
@@ -275,6 +292,8 @@ def split(text: str) -> Split:
         errors=tuple(dict.fromkeys(e for e in reversed(errors) if e)),
         quotes=tuple(dict.fromkeys(q for q in quotes if q)),
         counts=dict(counts),
+        stated={name: stated[name] for name in names},
+        frames=tuple((frame.group(1), frame.group(3)) for frame in reversed(frames) if frame.group(3)),
     )
 
 
@@ -501,6 +520,45 @@ def fuse_files(
     return fused
 
 
+def part_places(answered: Sequence[PartResult], k: int = FILE_K, depth: int = PART_DEPTH
+                ) -> dict[str, list[tuple[float, Span]]]:
+    """Every place a searched part found in each file, with its share of the part's gain there (the
+    n-th place of a part in a file weighs MATCH_DECAY^n of the file's gain, as in `fuse_files`)."""
+    places: dict[str, list[tuple[float, Span]]] = {}
+    for item in answered:
+        if item.part.paths:
+            continue
+        seen: set[str] = set()
+        for rank, result in enumerate(item.results[:depth]):
+            if result.path in seen:
+                continue
+            seen.add(result.path)
+            gain = item.part.weight / (k + rank + 1)
+            places.setdefault(result.path, []).extend(
+                (gain * MATCH_DECAY**n, span) for n, span in enumerate((result.span, *result.matches)))
+    return places
+
+
+def evidence_of(text: str, files: Collection[str]) -> Evidence:
+    """What a text says about functions (engine/localisation.py): the names it states and how strongly,
+    the functions of its traceback frames by the indexed file they resolve to, its error messages and
+    quotes, and its prose words."""
+    found = split(text)
+    by_name: dict[str, list[str]] = {}
+    for path in files:
+        by_name.setdefault(PurePosixPath(path).name, []).append(path)
+    frames: dict[str, set[str]] = {}
+    for named, function in found.frames:
+        for path in resolve_path(named, files, by_name):
+            frames.setdefault(path, set()).add(function)
+    return Evidence(
+        names=found.stated,
+        frames={path: frozenset(functions) for path, functions in frames.items()},
+        literals=tuple(literal for literal in (*found.errors, *found.quotes) if literal),
+        words=tuple(code_tokens(f"{found.prose} {found.body}")),
+    )
+
+
 def _shares(part: Part, result: FusedResult) -> dict[str, float]:
     """How a part's gain for a file splits over the retrievers that found it there (the file's own
     contributions in the part's answer), so that a decomposed result's `contributions` are per modality
@@ -590,6 +648,8 @@ def search_decomposed(
     run: Callable[[SearchRequest], SearchResponse],
     preset: str,
     semantic: bool,
+    symbols: Callable[[str], Sequence[Symbol]] | None = None,
+    text: Callable[[str], str | None] | None = None,
 ) -> Decomposed:
     """Plan the parts of a long request, run each through `run` (the engine's one-query search), and fuse.
 
@@ -606,7 +666,11 @@ def search_decomposed(
         answered.append(PartResult(whole, tuple(response.results), "rescued", 0.0, response))
     question = next((p.query for p in parts if p.source == PROSE), request.query[:PROSE_CHARS])
     prior = issue_prior(question, issue_language(answered, files))
-    return Decomposed(fuse_files(answered, prior=prior)[: request.limit], answered)
+    fused = fuse_files(answered, prior=prior)
+    functions: list[FunctionHit] = []
+    if symbols is not None and text is not None:
+        functions = rank_functions(fused, part_places(answered), symbols, text, evidence_of(request.query, files))
+    return Decomposed(fused[: request.limit], answered, functions)
 
 
 def respond(
@@ -622,7 +686,8 @@ def respond(
     from .search import ModalityReport, SearchResponse  # search.py imports this module: not at the top
 
     answer = search_decomposed(request, {path: record.language for path, record in snapshot.files.items()},
-                               lambda name: defining_files(snapshot, name), run, preset, semantic)
+                               lambda name: defining_files(snapshot, name), run, preset, semantic,
+                               lambda path: _symbols_of(snapshot, path), snapshot.text)
     reports: dict[str, ModalityReport] = {}
     for item in answer.parts:
         for modality, report in (item.response.modalities.items() if item.response else ()):
@@ -638,7 +703,13 @@ def respond(
         fusion_strategy=DECOMPOSED, preset=preset, k=FILE_K, modalities=reports, results=answer.results,
         timings_ms={"total": _ms(started)}, notes=list(dict.fromkeys(notes)),
         decomposition=[item.as_dict() for item in answer.parts],
+        functions=[hit.as_dict() for hit in answer.functions],
     )
+
+
+def _symbols_of(snapshot: Snapshot, path: str) -> Sequence[Symbol]:
+    parsed = snapshot.parsed.get(path)
+    return parsed.symbols if parsed is not None else ()
 
 
 def defining_files(snapshot: Snapshot, name: str) -> set[str]:

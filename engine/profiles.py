@@ -214,3 +214,27 @@ ABSENCE_CONFIRM_FILES: Final = 50
 # docstring) is shown at the file's best function instead when that function scores at least this
 # share of the head: close enough that the function is the answer, not a side match.
 LINE_LEVEL_SHARE: Final = 0.5
+
+# --- Function-level localisation (issue 15): which functions of the found files an issue is about. ---
+# engine/localisation.py scores a function of a found file as (its file's score / the best file's) ×
+# (FUNCTION_FLOOR + Σ weight × feature), every feature 0..1. Fitted by bench/tune_decompose.py
+# `functions` on the tuning half of SWE-bench Lite (pytest, sphinx, astropy, requests) and checked on
+# the held-out half; see /work/notes/agents2.md for the figures.
+FUNCTION_WEIGHTS: Final[Mapping[str, float]] = MappingProxyType({
+    "frame": 1.0,  # a traceback frame is in it: where the failure happened
+    "named": 1.0,  # the issue states its name (or, half, its class's)
+    "literal": 0.5,  # its own lines say the error message or a quoted string
+    "words": 0.5,  # the prose's words in its name and lines (BM25 share of the best)
+    "found": 0.5,  # the parts' searches found places in it (share of the best)
+})
+# A function nothing points at still ranks by its file, far below any with evidence.
+FUNCTION_FLOOR: Final = 0.05
+# Functions of this many first files are ranked (file hit@10 is the measure the functions follow).
+FUNCTION_FILES: Final = 10
+# Functions an answer lists: two screens of path:line rows for an agent.
+FUNCTION_LIMIT: Final = 20
+# The function's qualified name counts this many times besides its own lines (as path words in lexical.py).
+FUNCTION_NAME_WEIGHT: Final = 2
+# Okapi BM25's usual constants over the functions' own lines.
+FUNCTION_BM25_K1: Final = 1.2
+FUNCTION_BM25_B: Final = 0.75

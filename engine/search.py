@@ -172,6 +172,8 @@ class SearchResponse:
     seed: Seed | None = None
     # The parts a long text was split into (engine/decompose.py), each with its own hits; else empty.
     decomposition: list[dict[str, Any]] = field(default_factory=list)
+    # A decomposed answer's functions, best first (engine/localisation.py): which ones the text is about.
+    functions: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self, snapshot: Snapshot | None = None, folder: str | None = None) -> dict[str, Any]:
         return {
@@ -192,6 +194,7 @@ class SearchResponse:
             "notes": self.notes,
             "seed": seed_dict(self.seed) if self.seed is not None else None,
             **({"decomposition": self.decomposition} if self.decomposition else {}),
+            **({"functions": self.functions} if self.functions else {}),
         }
 
 
