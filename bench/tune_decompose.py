@@ -33,7 +33,7 @@ from fourfold.engine import SearchRequest, Settings, Workspace, decompose, local
 from fourfold.engine.decompose import Part, PartResult, fuse_files, plan, run_part
 from fourfold.engine.fusion import FusedResult
 from fourfold.engine.languages import detect_language
-from fourfold.engine.profiles import FUNCTION_FLOOR, FUNCTION_WEIGHTS
+from fourfold.engine.profiles import FUNCTION_FILE_POWER, FUNCTION_FLOOR, FUNCTION_WEIGHTS
 from fourfold.engine.ranking import path_prior
 from fourfold.engine.records import Span, Symbol
 from fourfold.engine.search import MAX_QUERY_LENGTH
@@ -159,37 +159,44 @@ def collect_functions(instances: Sequence[Instance], root: Path, index_dir: Path
             snapshot = workspace.snapshot()
             languages = {path: record.language for path, record in snapshot.files.items()}
 
-            def symbols(path: str) -> Sequence[Any]:
-                parsed = snapshot.parsed.get(path)  # noqa: B023 (used before the loop moves on)
-                return parsed.symbols if parsed is not None else ()
-
             for instance in group:
                 text = instance.text[:MAX_QUERY_LENGTH]
                 answer = decompose.search_decomposed(
                     SearchRequest(text, limit=CUTOFF), languages, partial(decompose.defining_files, snapshot),
-                    workspace.search, "default", False, symbols, snapshot.text)
-                found = localisation.candidates(answer.results, decompose.part_places(answer.parts), symbols,
-                                                snapshot.text, decompose.evidence_of(text, languages))
+                    workspace.search, "default", False, snapshot.parsed.get, snapshot.text)
+                found = localisation.candidates(answer.results, decompose.part_places(answer.parts),
+                                                snapshot.parsed.get, snapshot.text,
+                                                decompose.evidence_of(text, languages))
                 rows.append({"id": instance.id, "repo": instance.repo,
                              "gold": [f"{path}::{span}" for path, span in instance.gold_functions],
                              "candidates": [{"path": c.path, "symbol": c.symbol.qualified or c.symbol.name,
-                                             "share": c.file_share, "features": dict(c.features)} for c in found]})
+                                             "share": c.file_share, "test": c.test, "features": dict(c.features)}
+                                            for c in found]})
             print(f"{name}: {len(group)}", file=sys.stderr, flush=True)
         finally:
             workspace.close()
     return rows
 
 
-def _function_figures(rows: Sequence[Mapping[str, Any]], weights: Mapping[str, float], floor: float
-                      ) -> dict[str, float]:
+def _function_figures(rows: Sequence[Mapping[str, Any]], weights: Mapping[str, float], floor: float,
+                      power: float = FUNCTION_FILE_POWER) -> dict[str, float]:
     hits = {1: 0, 5: 0, 10: 0}
     counted = [row for row in rows if row["gold"]]
     for row in counted:
-        found = [localisation.Candidate(c["path"], _symbol(c), c["share"], c["features"]) for c in row["candidates"]]
-        ranked = [f"{c.path}::{c.symbol.qualified}" for _, c in localisation.score_candidates(found, weights, floor)]
+        found = [localisation.Candidate(c["path"], symbol, c["share"], c["features"], _is_test(c, symbol))
+                 for c in row["candidates"] for symbol in (_symbol(c),)]
+        ranked = [f"{c.path}::{c.symbol.qualified}"
+                  for _, c in localisation.score_candidates(found, weights, floor, power)]
         for cut in hits:
             hits[cut] += any(_function_hit(name, gold) for name in ranked[:cut] for gold in row["gold"])
     return {f"fn@{cut}": round(100 * count / max(len(counted), 1), 1) for cut, count in hits.items()}
+
+
+def _is_test(candidate: Mapping[str, Any], symbol: Symbol) -> bool:
+    """As collected; a collect that predates the flag: the symbol's name or the path prior decides."""
+    if "test" in candidate:
+        return bool(candidate["test"])
+    return localisation.is_test(symbol) or path_prior(candidate["path"], "") < 1.0
 
 
 def _symbol(candidate: Mapping[str, Any]) -> Symbol:
@@ -210,6 +217,9 @@ def fit_functions(rows: Sequence[Mapping[str, Any]]) -> None:
     print(f"tune {len(tune)}, held-out {len(held)}")
     print("shipped:", base, FUNCTION_FLOOR, _function_figures(tune, base, FUNCTION_FLOOR),
           _function_figures(held, base, FUNCTION_FLOOR))
+    for power in (1.0, 2.0, 3.0):
+        print(f"  file share power {power}: tune {_function_figures(tune, base, FUNCTION_FLOOR, power)} "
+              f"held-out {_function_figures(held, base, FUNCTION_FLOOR, power)}")
 
     def objective(figures: Mapping[str, float]) -> float:
         return figures["fn@1"] + figures["fn@5"] + 2 * figures["fn@10"]

@@ -38,7 +38,7 @@ from .languages import DOC_LANGUAGES, detect_language
 from .localisation import Evidence, FunctionHit, rank_functions
 from .profiles import EXACT_MATCH, FIND_DEFINITION, MODALITIES, PRESETS, UNDERSTAND_CODE
 from .ranking import DEFINITION_KINDS, path_prior
-from .records import Span, Symbol
+from .records import ParsedFile, Span
 from .tokens import code_tokens
 
 if TYPE_CHECKING:
@@ -648,7 +648,7 @@ def search_decomposed(
     run: Callable[[SearchRequest], SearchResponse],
     preset: str,
     semantic: bool,
-    symbols: Callable[[str], Sequence[Symbol]] | None = None,
+    parsed: Callable[[str], ParsedFile | None] | None = None,
     text: Callable[[str], str | None] | None = None,
 ) -> Decomposed:
     """Plan the parts of a long request, run each through `run` (the engine's one-query search), and fuse.
@@ -668,8 +668,8 @@ def search_decomposed(
     prior = issue_prior(question, issue_language(answered, files))
     fused = fuse_files(answered, prior=prior)
     functions: list[FunctionHit] = []
-    if symbols is not None and text is not None:
-        functions = rank_functions(fused, part_places(answered), symbols, text, evidence_of(request.query, files))
+    if parsed is not None and text is not None:
+        functions = rank_functions(fused, part_places(answered), parsed, text, evidence_of(request.query, files))
     return Decomposed(fused[: request.limit], answered, functions)
 
 
@@ -687,7 +687,7 @@ def respond(
 
     answer = search_decomposed(request, {path: record.language for path, record in snapshot.files.items()},
                                lambda name: defining_files(snapshot, name), run, preset, semantic,
-                               lambda path: _symbols_of(snapshot, path), snapshot.text)
+                               snapshot.parsed.get, snapshot.text)
     reports: dict[str, ModalityReport] = {}
     for item in answer.parts:
         for modality, report in (item.response.modalities.items() if item.response else ()):
@@ -705,11 +705,6 @@ def respond(
         decomposition=[item.as_dict() for item in answer.parts],
         functions=[hit.as_dict() for hit in answer.functions],
     )
-
-
-def _symbols_of(snapshot: Snapshot, path: str) -> Sequence[Symbol]:
-    parsed = snapshot.parsed.get(path)
-    return parsed.symbols if parsed is not None else ()
 
 
 def defining_files(snapshot: Snapshot, name: str) -> set[str]:

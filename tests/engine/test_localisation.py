@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 
 from fourfold.engine.decompose import evidence_of, split
 from fourfold.engine.fusion import FusedResult
 from fourfold.engine.localisation import Evidence, candidates, rank_functions, score_candidates
-from fourfold.engine.records import Span, Symbol
+from fourfold.engine.records import ParsedFile, Span
 from fourfold.engine.structure import parse_file
 
 CORE = textwrap.dedent('''\
@@ -37,8 +37,8 @@ REGISTRY = textwrap.dedent('''\
 FILES = {"pkg/core.py": CORE, "pkg/registry.py": REGISTRY}
 
 
-def _symbols(path: str) -> Sequence[Symbol]:
-    return parse_file(path, FILES[path], "python").symbols
+def _parsed(path: str) -> ParsedFile | None:
+    return parse_file(path, FILES[path], "python") if path in FILES else None
 
 
 def _file(path: str, score: float) -> FusedResult:
@@ -48,7 +48,7 @@ def _file(path: str, score: float) -> FusedResult:
 def _ranked(evidence: Evidence, places: Mapping[str, list[tuple[float, Span]]] | None = None,
             scores: tuple[float, float] = (1.0, 0.5)) -> list[str]:
     files = [_file("pkg/core.py", scores[0]), _file("pkg/registry.py", scores[1])]
-    return [f"{hit.path}::{hit.symbol}" for hit in rank_functions(files, places or {}, _symbols, FILES.get, evidence)]
+    return [f"{hit.path}::{hit.symbol}" for hit in rank_functions(files, places or {}, _parsed, FILES.get, evidence)]
 
 
 def test_nothing_stated_ranks_functions_by_their_file() -> None:
@@ -76,7 +76,7 @@ def test_a_literal_counts_in_the_function_that_says_it() -> None:
 
 
 def test_a_class_owns_its_header_and_attributes_not_its_methods() -> None:
-    found = candidates([_file("pkg/core.py", 1.0)], {}, _symbols, FILES.get, Evidence(words=("delimit",)))
+    found = candidates([_file("pkg/core.py", 1.0)], {}, _parsed, FILES.get, Evidence(words=("delimit",)))
     words = {c.symbol.qualified or c.symbol.name: c.features["words"] for c in found}
     assert words["Writer"] == 1.0  # `delimiter = ","` is the class's own line
     assert words["Writer.write"] == words["Writer.format"] == words["helper"] == 0.0
@@ -84,7 +84,7 @@ def test_a_class_owns_its_header_and_attributes_not_its_methods() -> None:
 
 def test_places_found_inside_a_function_count_for_it() -> None:
     place = Span(12, 4, 12, 12)  # `return 1` in helper
-    found = candidates([_file("pkg/core.py", 1.0)], {"pkg/core.py": [(0.1, place)]}, _symbols, FILES.get,
+    found = candidates([_file("pkg/core.py", 1.0)], {"pkg/core.py": [(0.1, place)]}, _parsed, FILES.get,
                        Evidence())
     assert {c.symbol.name: c.features["found"] for c in found}["helper"] == 1.0
     best = score_candidates(found)[0][1]
@@ -107,3 +107,8 @@ def test_evidence_of_an_issue() -> None:
     assert "header rows are not supported" in evidence.literals
     assert {"dispatch", "row", "head"} <= set(evidence.words)  # stemmed like the index
     assert split(text).frames == (("/site-packages/pkg/registry.py", "lookup"),)
+
+
+def test_a_function_that_calls_a_stated_name() -> None:
+    ranked = _ranked(Evidence(names={"format": 0.3}))
+    assert ranked[:2] == ["pkg/core.py::Writer.format", "pkg/core.py::Writer.write"]  # write calls self.format
