@@ -36,8 +36,8 @@ import pathspec
 from .fusion import FusedResult
 from .languages import DOC_LANGUAGES, detect_language
 from .localisation import Evidence, FunctionHit, rank_functions
-from .profiles import EXACT_MATCH, FIND_DEFINITION, MODALITIES, PRESETS, UNDERSTAND_CODE
-from .ranking import DEFINITION_KINDS, path_prior
+from .profiles import EXACT_MATCH, FIND_DEFINITION, MODALITIES, PRESETS, TEST_PRIOR, UNDERSTAND_CODE
+from .ranking import DEFINITION_KINDS, asks_about_tests, is_test_path, path_prior
 from .records import ParsedFile, Span
 from .tokens import code_tokens
 
@@ -597,10 +597,15 @@ def issue_prior(question: str, language: str | None = None, non_code: float = NO
     (changelogs, CI configs, issue templates) lowered to `non_code` at least, once: the prose prior
     already lowers changelogs and CI configs that far, and a second cut would bury them for good;
     and code in another language than the issue's `language` (a vendored `jquery-3.5.1.js` for a
-    Python traceback) lowered too."""
+    Python traceback) lowered too. Tests are lowered even when the question speaks of tests: an
+    issue about "the test run" (pytest's own, a user's failing test) is reproduced in a test and
+    fixed in the code."""
+    tests_said = asks_about_tests(question)
 
     def prior(path: str) -> float:
         factor = path_prior(path, question)
+        if tests_said and is_test_path(path):
+            factor *= TEST_PRIOR
         found = detect_language(path)
         if found is None or found in DOC_LANGUAGES:
             return factor * non_code if factor > non_code else factor

@@ -248,6 +248,12 @@ def test_issue_prior_lowers_what_an_issue_is_not_fixed_in(path: str, factor: flo
     assert issue_prior("the std domain warns", "python")(path) == pytest.approx(factor)
 
 
+def test_an_issue_that_speaks_of_tests_is_still_not_fixed_in_one() -> None:
+    prior = issue_prior("skipping a test with a fixture reports the wrong location", "python")
+    assert prior("tests/test_skipping.py") == pytest.approx(0.3)
+    assert prior("src/_pytest/skipping.py") == 1.0
+
+
 def test_issue_language_comes_from_named_files_and_definitions_else_the_index() -> None:
     languages = {"a.py": "python", "b.py": "python", "lib.js": "javascript", "x.js": "javascript",
                  "y.js": "javascript", "README.md": "markdown"}
