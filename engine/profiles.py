@@ -217,9 +217,11 @@ LINE_LEVEL_SHARE: Final = 0.5
 
 # --- Function-level localisation (issue 15): which functions of the found files an issue is about. ---
 # engine/localisation.py scores a function of a found file as (its file's score / the best file's) ×
-# (FUNCTION_FLOOR + Σ weight × feature), every feature 0..1. Fitted by bench/tune_decompose.py
-# `functions` on the tuning half of SWE-bench Lite (pytest, sphinx, astropy, requests) and checked on
-# the held-out half; see /work/notes/agents2.md for the figures.
+# (FUNCTION_FLOOR + Σ weight × feature), every feature 0..1. The weights are set by reasoning (what the
+# issue says outright counts most), not fitted: `bench/tune_decompose.py functions-fit` on the tuning
+# half of SWE-bench Lite (pytest, sphinx, astropy, requests) preferred frame 4 / literal 0, one issue
+# more on that half and none on the held-out half, so these stayed. Each feature left out (function
+# hit@10, tuning / held-out half): words -7 / -7, found -2 / -2, calls -2 / 0, named +2 / -2.
 FUNCTION_WEIGHTS: Final[Mapping[str, float]] = MappingProxyType({
     "frame": 1.0,  # a traceback frame is in it: where the failure happened
     "named": 1.0,  # the issue states its name (or, half, its class's)
