@@ -24,6 +24,7 @@ if TYPE_CHECKING:
         Answer,
         Columns,
         DecompositionPart,
+        FunctionRow,
         IndexState,
         ModalityReport,
         Result,
@@ -35,8 +36,8 @@ if TYPE_CHECKING:
 
 # Public name -> the module that defines it.
 _HOMES = {
-    **dict.fromkeys(("Answer", "Columns", "DecompositionPart", "IndexState", "ModalityReport", "Result", "SeedInfo",
-                     "merge_answers"), "search.answer"),
+    **dict.fromkeys(("Answer", "Columns", "DecompositionPart", "FunctionRow", "IndexState", "ModalityReport", "Result",
+                     "SeedInfo", "merge_answers"), "search.answer"),
     "UnreadableFile": "index.discovery",
     "Classification": "query.intent",
     "classify": "query.intent",
@@ -67,6 +68,7 @@ __all__ = [
     "Columns",
     "DecompositionPart",
     "FileRecord",
+    "FunctionRow",
     "Hit",
     "IndexState",
     "ModalityReport",

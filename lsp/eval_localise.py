@@ -34,6 +34,7 @@ from fourfold.engine.index.snapshot import Snapshot
 from fourfold.engine.model.languages import DOC_LANGUAGES, detect_language
 from fourfold.engine.model.profiles import MAX_QUERY_LENGTH
 from fourfold.engine.model.tokens import code_tokens, token_bag
+from fourfold.engine.rank.localisation import FUNCTION_KINDS
 from fourfold.lsp.evaluation import percentile
 
 __all__ = [
@@ -60,8 +61,6 @@ TUNE_REPOS = frozenset({"pytest-dev/pytest", "sphinx-doc/sphinx", "astropy/astro
 # Whole-file BM25: each file's path words count this many times besides its text (as in lexical.py).
 BM25_PATH_WEIGHT = 2
 BM25_SYSTEM = "bm25 whole-file"
-# Definitions a function answer can name (a field or a variable is not "the function the fix edits").
-FUNCTION_KINDS = frozenset({"function", "method", "class", "constructor"})
 
 
 @dataclass(frozen=True)
@@ -356,7 +355,9 @@ def _engine_answer(workspace: Workspace, instance: Instance, text: str, preset: 
                    options: LocaliseOptions) -> Answer:
     response = workspace.search(SearchRequest(query=text, limit=options.limit, preset=preset))
     files = tuple(dict.fromkeys(result.path for result in response.results))
-    functions = functions_of(workspace.snapshot(), response.results)
+    # a decomposed answer ranks the functions of its files itself; any other answer is read in order
+    functions = (tuple((hit.path, hit.symbol) for hit in response.functions) if response.functions
+                 else functions_of(workspace.snapshot(), response.results))
     system = f"fourfold {preset}{f' {options.label}' if options.label else ''}"
     return Answer(instance, system, files, functions, response.timings_ms["total"], response.fusion_strategy,
                   tuple(response.decomposition))

@@ -45,6 +45,8 @@ DEFAULT_MAX_TOKENS = 2000
 MIN_MAX_TOKENS = 200
 MAX_MAX_TOKENS = 50_000
 SNIPPET_CHARS = 120
+# Functions of a decomposed answer shown before its files (the engine ranks up to 20).
+FUNCTIONS_SHOWN = 10
 # How long a question waits for the index to load from disk before answering "still loading".
 OPEN_WAIT_S = 60.0
 # How long a question asked during the first index waits for it to finish before answering from part of it.
@@ -135,6 +137,12 @@ def render(result: dict[str, Any], notes: Sequence[str], max_tokens: int) -> str
     lines += [f"note: {note}" for note in [*notes, *result.get("notes", [])]]
     if not rows:
         lines.append("no results")
+    # a pasted issue or traceback: the functions it points at come first, they are where to read
+    functions = result.get("functions") or []
+    if functions:
+        lines.append(f"functions to read first ({min(len(functions), FUNCTIONS_SHOWN)}):")
+        lines += [_function_line(row) for row in functions[:FUNCTIONS_SHOWN]]
+        lines.append("files:")
     used = sum(len(line) + 1 for line in lines)
     for position, row in enumerate(rows, 1):
         line = _row_line(position, row)
@@ -145,6 +153,11 @@ def render(result: dict[str, Any], notes: Sequence[str], max_tokens: int) -> str
         lines.append(line)
         used += len(line) + 1
     return "\n".join(lines)
+
+
+def _function_line(row: dict[str, Any]) -> str:
+    why = ", ".join(row.get("why") or ()) or "its file"
+    return f"- {row['path']}:{row['range']['start']['line'] + 1}  {row['symbol']} ({row['kind']}) [{why}]"
 
 
 def _row_line(position: int, row: dict[str, Any]) -> str:
@@ -179,8 +192,10 @@ def build_server(index: WarmIndex) -> MCPServer:
             "Search this repository the way you would ask a colleague. Use it with plain words BEFORE grep "
             "or opening files: a question ('how does the retry backoff work', 'where are sessions "
             "expired'), an identifier ('parseConfig', 'Session.send'), an error message or a "
-            "\"quoted string\", or a regex ('re:timeout \\d+'). Fourfold classifies the question and "
-            "runs the right retrievers (semantic, text, structural, graph), fused into one ranked list. "
+            "\"quoted string\", a regex ('re:timeout \\d+'), or a whole issue or traceback pasted as it is "
+            "(it is split into its parts and the answer lists the functions to read first). Fourfold "
+            "classifies the question and runs the right retrievers (semantic, text, structural, graph), "
+            "fused into one ranked list. "
             "Each line: path:line symbol — snippet [the retrievers that found it, with their ranks]."),
     )
     async def search(

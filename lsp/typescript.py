@@ -20,7 +20,7 @@ import typing
 from collections.abc import Mapping
 from typing import Any
 
-from fourfold.engine import Answer, DecompositionPart, IndexState, ModalityReport, Result, SeedInfo, Span
+from fourfold.engine import Answer, DecompositionPart, FunctionRow, IndexState, ModalityReport, Result, SeedInfo, Span
 from fourfold.engine.model.profiles import MODALITIES
 from fourfold.engine.search.answer import KEYS, wire_fields
 
@@ -31,6 +31,7 @@ NAMES: dict[type, str] = {
     ModalityReport: "ModalityReport",
     SeedInfo: "Seed",
     DecompositionPart: "DecompositionPart",
+    FunctionRow: "FunctionRow",
     IndexState: "IndexState",
 }
 HEADER = """\

@@ -379,3 +379,37 @@ def stop_words(reader: str) -> frozenset[str]:
 MAX_QUERY_LENGTH: Final = 32_000
 # More rows than a person or an agent reads, and enough for every call site of a common name.
 MAX_LIMIT: Final = 500
+
+# --- Function-level localisation (issue 15): which functions of the found files an issue is about. ---
+# engine/rank/localisation.py scores a function of a found file as (its file's score / the best file's) ×
+# (FUNCTION_FLOOR + Σ weight × feature), every feature 0..1. The weights are set by reasoning (what the
+# issue says outright counts most), not fitted: `bench/tune_decompose.py functions-fit` on the tuning
+# half of SWE-bench Lite (pytest, sphinx, astropy, requests) preferred frame 4 / literal 0, one issue
+# more on that half and none on the held-out half, so these stayed. Each feature left out (function
+# hit@10 in points, tuning / held-out half, 43 / 47 issues): words -7 / -6, found -5 / -2, calls -2 / 0,
+# named 0 / -2, frame and literal 0 / 0 (few issues have a frame or a message inside the found files).
+FUNCTION_WEIGHTS: Final[Mapping[str, float]] = MappingProxyType({
+    "frame": 1.0,  # a traceback frame is in it: where the failure happened
+    "named": 1.0,  # the issue states its name (or, half, its class's)
+    "calls": 0.5,  # it calls or uses a name the issue states
+    "literal": 0.5,  # its own lines say the error message or a quoted string
+    "words": 0.5,  # the prose's words in its name and lines (BM25 share of the best)
+    "found": 0.5,  # the parts' searches found places in it (share of the best)
+})
+# The file's share (its score / the best file's) counts squared: a function of the tenth file needs much
+# more evidence than one of the first. Measured on 40 issues of both halves at 1 / 2 / 3: 2 best on both.
+FUNCTION_FILE_POWER: Final = 2.0
+# A test function, or any function of a file the path prior lowers (tests, examples, docs): shows the
+# bug, is not where it is fixed. TEST_PRIOR's factor, not fitted.
+FUNCTION_TEST_PRIOR: Final = TEST_PRIOR
+# A function nothing points at still ranks by its file, far below any with evidence.
+FUNCTION_FLOOR: Final = 0.05
+# Functions of this many first files are ranked (file hit@10 is the measure the functions follow).
+FUNCTION_FILES: Final = 10
+# Functions an answer lists: two screens of path:line rows for an agent.
+FUNCTION_LIMIT: Final = 20
+# The function's qualified name counts this many times besides its own lines (as path words in lexical.py).
+FUNCTION_NAME_WEIGHT: Final = 2
+# Okapi BM25's usual constants over the functions' own lines.
+FUNCTION_BM25_K1: Final = 1.2
+FUNCTION_BM25_B: Final = 0.75

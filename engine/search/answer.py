@@ -24,6 +24,7 @@ from typing import Any, Protocol
 from ..index.snapshot import Snapshot
 from ..model.records import Seed, Span, Symbol
 from ..rank.fusion import FusedResult
+from ..rank.localisation import FunctionHit
 
 # Field metadata. `WIRE`: the field's name in JSON when it differs from the attribute's (a span is a
 # "range" there, as in LSP). `OPTIONAL`: left out of the JSON when None or empty (declared `name?:`
@@ -80,6 +81,19 @@ class DecompositionPart:
     strategy: str
     # The part's first files.
     top: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class FunctionRow:
+    """A function an issue-sized text is about, best first (rank/localisation.py): what to read first."""
+
+    path: str
+    symbol: str
+    kind: str
+    span: Span = field(metadata=wire("range"))
+    score: float
+    # The evidence that put it there: "frame", "named", "calls", "literal", "words", "found".
+    why: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -171,6 +185,8 @@ class Answer:
     partial: bool
     # The parts a long text was split into, each with its own hits; left out when the query was one question.
     decomposition: tuple[DecompositionPart, ...] = field(default=(), metadata=optional())
+    # A decomposed answer's functions of its files, best first; left out for any other answer.
+    functions: tuple[FunctionRow, ...] = field(default=(), metadata=optional())
 
     def to_dict(self, columns: Columns | None = None) -> dict[str, Any]:
         """The protocol's JSON object; `columns` converts every range's columns for the client."""
@@ -241,6 +257,8 @@ class SearchResponse:
     seed: Seed | None = None
     # The parts a long text was split into (engine/search/decompose.py), each with its own hits; else empty.
     decomposition: list[DecompositionPart] = field(default_factory=list)
+    # A decomposed answer's functions, best first (rank/localisation.py): which ones the text is about.
+    functions: list[FunctionHit] = field(default_factory=list)
 
 
 def answer_of(response: SearchResponse, snapshot: Snapshot, index: IndexState, partial: bool = False,
@@ -268,6 +286,8 @@ def answer_of(response: SearchResponse, snapshot: Snapshot, index: IndexState, p
         index=index,
         partial=partial,
         decomposition=tuple(response.decomposition),
+        functions=tuple(FunctionRow(hit.path, hit.symbol, hit.kind, hit.span, round(hit.score, 6), hit.reasons)
+                        for hit in response.functions),
     )
 
 

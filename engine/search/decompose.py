@@ -34,10 +34,21 @@ from typing import TYPE_CHECKING
 import pathspec
 
 from ..model.languages import DOC_LANGUAGES, detect_language
-from ..model.profiles import DEFINITION_KINDS, EXACT_MATCH, FIND_DEFINITION, MODALITIES, PRESETS, UNDERSTAND_CODE
-from ..model.records import Span
+from ..model.profiles import (
+    DEFINITION_KINDS,
+    EXACT_MATCH,
+    FIND_DEFINITION,
+    MODALITIES,
+    PRESETS,
+    TEST_PRIOR,
+    UNDERSTAND_CODE,
+)
+from ..model.records import ParsedFile, Span
+from ..model.tokens import code_tokens
+from ..query.parsedquery import asks_about_tests
 from ..rank.fusion import FusedResult
-from ..rank.ranking import path_prior
+from ..rank.localisation import Evidence, FunctionHit, rank_functions
+from ..rank.ranking import is_test_path, path_prior
 from .answer import DecompositionPart, ModalityReport, SearchResponse
 
 if TYPE_CHECKING:
@@ -50,9 +61,11 @@ __all__ = [
     "Part",
     "PartResult",
     "defining_files",
+    "evidence_of",
     "fuse_files",
     "issue_language",
     "issue_prior",
+    "part_places",
     "part_request",
     "plan",
     "run_part",
@@ -128,6 +141,9 @@ MAX_MATCHES = 6
 PART_DEPTH = 30
 # At most this many of each kind of part (the most often stated first): an issue that names forty
 # identifiers is not asking about forty definitions.
+# How strongly a name is stated, by where it stands: backticked or a frame's function, a code-shaped
+# word of the prose, a name a code block calls or imports (engine/rank/localisation.py's `named` feature).
+NAME_STRENGTH = (1.0, 0.6, 0.3)
 MAX_PARTS: Mapping[str, int] = {FILE: 8, MODULE: 6, IDENTIFIER: 10, ERROR: 3, QUOTE: 4}
 # A name defined in more files than this says nothing about where to look (`__init__`, `name`, `run`).
 MAX_DEFINITIONS = 8
@@ -207,6 +223,7 @@ class Decomposed:
 
     results: list[FusedResult]
     parts: list[PartResult] = field(default_factory=list)
+    functions: list[FunctionHit] = field(default_factory=list)
 
 
 def should_decompose(query: str) -> bool:
@@ -231,6 +248,10 @@ class Split:
     errors: tuple[str, ...]
     quotes: tuple[str, ...]
     counts: Mapping[str, int] = field(default_factory=dict)
+    # name -> how strongly the text states it (NAME_STRENGTH by where it stands); traceback frames as
+    # (file named, function), innermost first
+    stated: Mapping[str, float] = field(default_factory=dict)
+    frames: tuple[tuple[str, str], ...] = ()
 
 
 def split(text: str) -> Split:
@@ -262,7 +283,12 @@ def split(text: str) -> Split:
     code_names = [match.group(1) for match in _CALL.finditer(code)]
     code_names.extend(name for _, imported in _imported_names(code) for name in imported)
     counts = Counter(_NAME.findall(text))
-    names = _ordered([strong_names, prose_names, code_names], counts)
+    groups = [strong_names, prose_names, code_names]
+    names = _ordered(groups, counts)
+    stated: dict[str, float] = {}
+    for strength, group in zip(NAME_STRENGTH, groups, strict=True):
+        for name in group:
+            stated[name] = max(stated.get(name, 0.0), strength)
 
     errors = [_literal(match.group(2)) for match in _ERROR_LINE.finditer(text)]
     quotes = [_literal(next(group for group in match.groups() if group)) for match in _QUOTED.finditer(outside)]
@@ -276,6 +302,8 @@ def split(text: str) -> Split:
         errors=tuple(dict.fromkeys(e for e in reversed(errors) if e)),
         quotes=tuple(dict.fromkeys(q for q in quotes if q)),
         counts=dict(counts),
+        stated={name: stated[name] for name in names},
+        frames=tuple((frame.group(1), frame.group(3)) for frame in reversed(frames) if frame.group(3)),
     )
 
 
@@ -502,6 +530,45 @@ def fuse_files(
     return fused
 
 
+def part_places(answered: Sequence[PartResult], k: int = FILE_K, depth: int = PART_DEPTH
+                ) -> dict[str, list[tuple[float, Span]]]:
+    """Every place a searched part found in each file, with its share of the part's gain there (the
+    n-th place of a part in a file weighs MATCH_DECAY^n of the file's gain, as in `fuse_files`)."""
+    places: dict[str, list[tuple[float, Span]]] = {}
+    for item in answered:
+        if item.part.paths:
+            continue
+        seen: set[str] = set()
+        for rank, result in enumerate(item.results[:depth]):
+            if result.path in seen:
+                continue
+            seen.add(result.path)
+            gain = item.part.weight / (k + rank + 1)
+            places.setdefault(result.path, []).extend(
+                (gain * MATCH_DECAY**n, span) for n, span in enumerate((result.span, *result.matches)))
+    return places
+
+
+def evidence_of(text: str, files: Collection[str]) -> Evidence:
+    """What a text says about functions (engine/rank/localisation.py): the names it states and how strongly,
+    the functions of its traceback frames by the indexed file they resolve to, its error messages and
+    quotes, and its prose words."""
+    found = split(text)
+    by_name: dict[str, list[str]] = {}
+    for path in files:
+        by_name.setdefault(PurePosixPath(path).name, []).append(path)
+    frames: dict[str, set[str]] = {}
+    for named, function in found.frames:
+        for path in resolve_path(named, files, by_name):
+            frames.setdefault(path, set()).add(function)
+    return Evidence(
+        names=found.stated,
+        frames={path: frozenset(functions) for path, functions in frames.items()},
+        literals=tuple(literal for literal in (*found.errors, *found.quotes) if literal),
+        words=tuple(code_tokens(f"{found.prose} {found.body}")),
+    )
+
+
 def _shares(part: Part, result: FusedResult) -> dict[str, float]:
     """How a part's gain for a file splits over the retrievers that found it there (the file's own
     contributions in the part's answer), so that a decomposed result's `contributions` are per modality
@@ -540,10 +607,15 @@ def issue_prior(question: str, language: str | None = None, non_code: float = NO
     (changelogs, CI configs, issue templates) lowered to `non_code` at least, once: the prose prior
     already lowers changelogs and CI configs that far, and a second cut would bury them for good;
     and code in another language than the issue's `language` (a vendored `jquery-3.5.1.js` for a
-    Python traceback) lowered too."""
+    Python traceback) lowered too. Tests are lowered even when the question speaks of tests: an
+    issue about "the test run" (pytest's own, a user's failing test) is reproduced in a test and
+    fixed in the code."""
+    tests_said = asks_about_tests(question)
 
     def prior(path: str) -> float:
         factor = path_prior(path, question)
+        if tests_said and is_test_path(path):
+            factor *= TEST_PRIOR
         found = detect_language(path)
         if found is None or found in DOC_LANGUAGES:
             return factor * non_code if factor > non_code else factor
@@ -591,6 +663,8 @@ def search_decomposed(
     run: Callable[[SearchRequest], SearchResponse],
     preset: str,
     semantic: bool,
+    parsed: Callable[[str], ParsedFile | None] | None = None,
+    text: Callable[[str], str | None] | None = None,
 ) -> Decomposed:
     """Plan the parts of a long request, run each through `run` (the engine's one-query search), and fuse.
 
@@ -607,7 +681,11 @@ def search_decomposed(
         answered.append(PartResult(whole, tuple(response.results), "rescued", 0.0, response))
     question = next((p.query for p in parts if p.source == PROSE), request.query[:PROSE_CHARS])
     prior = issue_prior(question, issue_language(answered, files))
-    return Decomposed(fuse_files(answered, prior=prior)[: request.limit], answered)
+    fused = fuse_files(answered, prior=prior)
+    functions: list[FunctionHit] = []
+    if parsed is not None and text is not None:
+        functions = rank_functions(fused, part_places(answered), parsed, text, evidence_of(request.query, files))
+    return Decomposed(fused[: request.limit], answered, functions)
 
 
 def respond(
@@ -623,7 +701,8 @@ def respond(
     from .answer import ModalityReport, SearchResponse
 
     answer = search_decomposed(request, {path: record.language for path, record in snapshot.files.items()},
-                               lambda name: defining_files(snapshot, name), run, preset, semantic)
+                               lambda name: defining_files(snapshot, name), run, preset, semantic,
+                               snapshot.parsed.get, snapshot.text)
     reports: dict[str, ModalityReport] = {}
     for item in answer.parts:
         for modality, report in (item.response.modalities.items() if item.response else ()):
@@ -639,6 +718,7 @@ def respond(
         fusion_strategy=DECOMPOSED, preset=preset, k=FILE_K, modalities=reports, results=answer.results,
         timings_ms={"total": _ms(started)}, notes=list(dict.fromkeys(notes)),
         decomposition=[item.as_part() for item in answer.parts],
+        functions=list(answer.functions),
     )
 
 

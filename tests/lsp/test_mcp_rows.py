@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from fourfold.lsp.mcp_server import _row_line
+from fourfold.lsp.mcp_server import _row_line, render
 
 
 def _row(**extra: Any) -> dict[str, Any]:
@@ -34,3 +34,18 @@ def test_an_impact_row_names_the_path_to_the_target() -> None:
     line = _row_line(3, _row(via=["Store.freeze", "freeze"], matches=[{"start": {"line": 12}}]))
     assert line.endswith("[structural #1] via Store.freeze → freeze +1 more in file")
     assert " via " not in _row_line(3, _row(via=[]))
+
+
+def test_a_decomposed_answer_lists_its_functions_before_its_files() -> None:
+    result = {"intent": "understand_code", "confidence": 1.0, "fusion_strategy": "decomposed",
+              "modalities": {"text": {"ran": True}}, "results": [_row()], "timings_ms": {"total": 5.0},
+              "notes": ["decomposed into 1 prose, 1 file"],
+              "functions": [{"path": "core/freeze.ts", "symbol": "deepFreeze", "kind": "function",
+                             "range": {"start": {"line": 20, "character": 0}}, "why": ["frame", "named"]},
+                            {"path": "core/freeze.ts", "symbol": "freeze", "kind": "function",
+                             "range": {"start": {"line": 9, "character": 0}}, "why": []}]}
+    lines = render(result, [], 2000).splitlines()
+    start = lines.index("functions to read first (2):")
+    assert lines[start + 1:start + 4] == ["- core/freeze.ts:21  deepFreeze (function) [frame, named]",
+                                          "- core/freeze.ts:10  freeze (function) [its file]", "files:"]
+    assert lines[start + 4].startswith("1. core/freeze.ts:10  freeze")

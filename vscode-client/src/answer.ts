@@ -38,6 +38,8 @@ export interface SearchAnswer {
   partial: boolean;
   /** The parts a long text was split into, each with its own hits; left out when the query was one question. */
   decomposition?: DecompositionPart[];
+  /** A decomposed answer's functions of its files, best first; left out for any other answer. */
+  functions?: FunctionRow[];
 }
 
 /** One file's best chunk in the answer, with everything that explains its place in the list. */
@@ -104,6 +106,17 @@ export interface DecompositionPart {
   strategy: string;
   /** The part's first files. */
   top: string[];
+}
+
+/** A function an issue-sized text is about, best first (rank/localisation.py): what to read first. */
+export interface FunctionRow {
+  path: string;
+  symbol: string;
+  kind: string;
+  range: Range;
+  score: number;
+  /** The evidence that put it there: "frame", "named", "calls", "literal", "words", "found". */
+  why: string[];
 }
 
 /** The state of the index an answer was given from (several folders: all of them). */

@@ -248,6 +248,12 @@ def test_issue_prior_lowers_what_an_issue_is_not_fixed_in(path: str, factor: flo
     assert issue_prior("the std domain warns", "python")(path) == pytest.approx(factor)
 
 
+def test_an_issue_that_speaks_of_tests_is_still_not_fixed_in_one() -> None:
+    prior = issue_prior("skipping a test with a fixture reports the wrong location", "python")
+    assert prior("tests/test_skipping.py") == pytest.approx(0.3)
+    assert prior("src/_pytest/skipping.py") == 1.0
+
+
 def test_issue_language_comes_from_named_files_and_definitions_else_the_index() -> None:
     languages = {"a.py": "python", "b.py": "python", "lib.js": "javascript", "x.js": "javascript",
                  "y.js": "javascript", "README.md": "markdown"}
@@ -256,3 +262,16 @@ def test_issue_language_comes_from_named_files_and_definitions_else_the_index() 
     prose = PartResult(Part(PROSE, "q", "understand_code", 1.0), ())
     assert issue_language([named, defined, prose], languages) == "python"
     assert issue_language([prose], languages) == "javascript"  # no evidence: most of the index
+
+
+def test_a_decomposed_answer_ranks_the_functions_of_its_files(workspace: Workspace) -> None:
+    result = workspace.search_dict(SearchRequest(TRACEBACK_ISSUE, limit=10))
+    functions = result["functions"]
+    assert functions and all(set(row) >= {"path", "symbol", "kind", "range", "score", "why"} for row in functions)
+    files = [row["path"] for row in result["results"]]
+    assert {row["path"] for row in functions} <= set(files)
+    scores = [row["score"] for row in functions]
+    assert scores == sorted(scores, reverse=True)
+    top = {row["symbol"]: row["why"] for row in functions[:4]}
+    assert "frame" in top["TableWrite.__call__"] and "frame" in top["write"]  # the traceback's own frames
+    assert "RST" in top and "named" in top["RST"]

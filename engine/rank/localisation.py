@@ -1,0 +1,242 @@
+"""Which functions of the files an issue points at are the ones its fix edits.
+
+Found files are half an answer: an agent handed `sympy/core/mul.py` still has 2,000 lines to read.
+After a decomposed search has ranked the files (engine/search/decompose.py), this module ranks the
+functions, methods and classes inside the first few of them by what the issue says about each:
+
+- `frame`: a traceback frame names it (the function of a `File "…", line N, in f` line in that file);
+- `named`: the issue states its name (backticked or a traceback's function: strongly; a code-shaped
+  word of the prose: less; a call in a code block: least), or the name of its class;
+- `calls`: it calls or uses a name the issue states (the path a failing call takes goes through it);
+- `literal`: its own lines contain an error message or a quoted string of the issue;
+- `words`: the issue's prose words in its name and its own lines (BM25, normalised by the best);
+- `found`: the places the parts' searches found inside it (their fusion gains, normalised).
+
+A function scores its file's share of the best file's score (squared: FUNCTION_FILE_POWER) times
+`floor + Σ weight × feature` (FUNCTION_WEIGHTS in profiles.py), lowered for a test function or a
+file the path prior lowers (a test, an example, docs), so the second file's function that the traceback names beats
+the first file's function that nothing points at, and a function of a weak file needs strong
+evidence. Each function's own lines are its span minus its nested definitions': a class is scored
+by its header and attributes, its methods by themselves.
+
+The answer lists the functions best first, each with the features that put it there (`reasons`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from ..model.profiles import (
+    FUNCTION_BM25_B,
+    FUNCTION_BM25_K1,
+    FUNCTION_FILE_POWER,
+    FUNCTION_FILES,
+    FUNCTION_FLOOR,
+    FUNCTION_LIMIT,
+    FUNCTION_NAME_WEIGHT,
+    FUNCTION_TEST_PRIOR,
+    FUNCTION_WEIGHTS,
+)
+from ..model.records import ParsedFile, Span, Symbol
+from ..model.tokens import code_tokens, token_bag
+from .fusion import FusedResult
+
+__all__ = [
+    "FEATURES",
+    "FUNCTION_KINDS",
+    "Candidate",
+    "Evidence",
+    "FunctionHit",
+    "candidates",
+    "is_test",
+    "rank_functions",
+    "score_candidates",
+]
+
+# Definitions a fix is said to edit (a field or a variable is part of its class or module).
+FUNCTION_KINDS = frozenset({"function", "method", "class", "constructor"})
+FEATURES = ("frame", "named", "calls", "literal", "words", "found")
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What an issue states, as the function ranking reads it.
+
+    `names`: a stated name -> how strongly (1 for backticked or a frame's function, less for prose
+    and code-block names). `frames`: a file a traceback names -> the functions its frames are in.
+    `literals`: error messages and quoted strings. `words`: the prose's tokens.
+    """
+
+    names: Mapping[str, float] = field(default_factory=dict)
+    frames: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    literals: tuple[str, ...] = ()
+    words: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One function of a found file with its features (each 0..1) and its file's standing."""
+
+    path: str
+    symbol: Symbol
+    file_share: float
+    features: Mapping[str, float]
+    test: bool = False
+
+
+@dataclass(frozen=True)
+class FunctionHit:
+    """A function the fix may edit: where it is, its score, and the features that put it there."""
+
+    path: str
+    symbol: str
+    kind: str
+    span: Span
+    score: float
+    reasons: tuple[str, ...]
+
+
+def _own_lines(symbols: Sequence[Symbol], line_count: int) -> dict[int, list[int]]:
+    """For each candidate (by index), the lines no nested candidate claims: a sweep over spans sorted
+    by start, the innermost open span owning each line."""
+    order = sorted(range(len(symbols)), key=lambda i: (symbols[i].span.start_line, -symbols[i].span.end_line))
+    owned: dict[int, list[int]] = {i: [] for i in order}
+    stack: list[int] = []
+    position = 0
+    for line in range(line_count):
+        while position < len(order) and symbols[order[position]].span.start_line <= line:
+            stack.append(order[position])
+            position += 1
+        while stack and symbols[stack[-1]].span.end_line < line:  # definitions nest: the top ends first
+            stack.pop()
+        if stack:
+            owned[stack[-1]].append(line)
+    return owned
+
+
+def _innermost(symbols: Sequence[Symbol], line: int) -> int | None:
+    inside = [i for i, s in enumerate(symbols) if s.span.start_line <= line <= s.span.end_line]
+    return max(inside, key=lambda i: (symbols[i].span.start_line, -symbols[i].span.end_line)) if inside else None
+
+
+def candidates(
+    files: Sequence[FusedResult],
+    places: Mapping[str, Sequence[tuple[float, Span]]],
+    parsed: Callable[[str], ParsedFile | None],
+    text: Callable[[str], str | None],
+    evidence: Evidence,
+    depth: int = FUNCTION_FILES,
+) -> list[Candidate]:
+    """The functions of the first `depth` files, each with its features."""
+    top = files[:depth]
+    if not top:
+        return []
+    best_file = max(result.score for result in top) or 1.0
+    rows: list[tuple[FusedResult, Symbol, dict[str, float], list[str]]] = []
+    found_raw: list[float] = []
+    for result in top:
+        structure = parsed(result.path)
+        body = text(result.path)
+        defined = [s for s in structure.symbols if s.kind in FUNCTION_KINDS] if structure is not None else []
+        if structure is None or not defined or body is None:
+            continue
+        lines = body.split("\n")
+        owned = _own_lines(defined, len(lines))
+        gains: dict[int, float] = {}
+        for gain, span in places.get(result.path, ()):
+            index = _innermost(defined, span.start_line)
+            if index is not None:
+                gains[index] = gains.get(index, 0.0) + gain
+        # what it calls or uses that the issue states: a function the failing call goes through
+        uses: dict[int, float] = {}
+        for reference in structure.references:
+            strength = evidence.names.get(reference.name, 0.0)
+            index = _innermost(defined, reference.span.start_line) if strength else None
+            if index is not None and defined[index].name != reference.name:
+                uses[index] = max(uses.get(index, 0.0), strength)
+        framed = evidence.frames.get(result.path, frozenset())
+        for index, symbol in enumerate(defined):
+            own = "\n".join(lines[line] for line in owned[index])
+            container = (symbol.qualified or symbol.name).rsplit(".", 1)[0] if "." in (symbol.qualified or "") else ""
+            named = max(evidence.names.get(symbol.name, 0.0), 0.5 * evidence.names.get(container, 0.0))
+            features = {
+                "frame": 1.0 if symbol.name in framed else 0.0,
+                "named": named,
+                "literal": 1.0 if any(literal in own for literal in evidence.literals) else 0.0,
+                "calls": uses.get(index, 0.0),
+            }
+            tokens = token_bag(own) + code_tokens(symbol.qualified or symbol.name) * FUNCTION_NAME_WEIGHT
+            rows.append((result, symbol, features, tokens))
+            found_raw.append(gains.get(index, 0.0))
+    words = _bm25([row[3] for row in rows], evidence.words)
+    top_words = max(words, default=0.0) or 1.0
+    top_found = max(found_raw, default=0.0) or 1.0
+    out = []
+    for (result, symbol, features, _), lexical, gain in zip(rows, words, found_raw, strict=True):
+        out.append(Candidate(result.path, symbol, result.score / best_file,
+                             {**features, "words": lexical / top_words, "found": gain / top_found},
+                             is_test(symbol) or result.prior < 1.0))
+    return out
+
+
+def is_test(symbol: Symbol) -> bool:
+    """A test function or a method of a test class (`test_parse`, `TestParser.test_empty`): it shows the
+    bug, it is not where the fix goes, wherever its file lives (pytest keeps its own under `testing/`)."""
+    head = (symbol.qualified or symbol.name).split(".", 1)[0]
+    return symbol.name.startswith("test") or head.startswith("Test")
+
+
+def _bm25(documents: Sequence[Sequence[str]], query: Iterable[str]) -> list[float]:
+    """BM25 of one query over a few hundred short documents (the candidates' own lines): small enough
+    that a Counter per document beats building an index."""
+    terms = Counter(query)
+    if not documents or not terms:
+        return [0.0] * len(documents)
+    bags = [Counter(document) for document in documents]
+    lengths = [len(document) for document in documents]
+    average = (sum(lengths) / len(lengths)) or 1.0
+    frequency = Counter(term for bag in bags for term in terms if term in bag)
+    count = len(documents)
+    idf = {term: math.log(1 + (count - frequency[term] + 0.5) / (frequency[term] + 0.5)) for term in frequency}
+    scores = []
+    for bag, length in zip(bags, lengths, strict=True):
+        total = 0.0
+        for term, weight in idf.items():
+            tf = bag.get(term, 0)
+            if tf:
+                norm = FUNCTION_BM25_K1 * (1 - FUNCTION_BM25_B + FUNCTION_BM25_B * length / average)
+                total += weight * tf * (FUNCTION_BM25_K1 + 1) / (tf + norm)
+        scores.append(total)
+    return scores
+
+
+def score_candidates(found: Sequence[Candidate], weights: Mapping[str, float] = FUNCTION_WEIGHTS,
+                     floor: float = FUNCTION_FLOOR, power: float = FUNCTION_FILE_POWER,
+                     test_prior: float = FUNCTION_TEST_PRIOR) -> list[tuple[float, Candidate]]:
+    """Each candidate's score, best first (ties: file order, then position in the file): its file's
+    share to the power `power`, times `test_prior` for a test, times floor + the weighted features."""
+    scored = [(c.file_share**power * (test_prior if c.test else 1.0)
+               * (floor + sum(weights.get(name, 0.0) * value for name, value in c.features.items())), c)
+              for c in found]
+    return sorted(scored, key=lambda item: (-item[0], -item[1].file_share, item[1].symbol.span.start_line))
+
+
+def rank_functions(
+    files: Sequence[FusedResult],
+    places: Mapping[str, Sequence[tuple[float, Span]]],
+    parsed: Callable[[str], ParsedFile | None],
+    text: Callable[[str], str | None],
+    evidence: Evidence,
+    limit: int = FUNCTION_LIMIT,
+) -> list[FunctionHit]:
+    """The functions of the found files best first, at most `limit`, each saying why it ranks."""
+    hits = []
+    for value, candidate in score_candidates(candidates(files, places, parsed, text, evidence))[:limit]:
+        reasons = tuple(name for name in FEATURES if candidate.features.get(name, 0.0) > 0)
+        symbol = candidate.symbol
+        hits.append(FunctionHit(candidate.path, symbol.qualified or symbol.name, symbol.kind, symbol.span, value,
+                                reasons))
+    return hits

@@ -1,0 +1,114 @@
+"""Function-level localisation: which functions of the found files an issue is about (engine/rank/localisation.py)."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Mapping
+
+from fourfold.engine.index.structure import parse_file
+from fourfold.engine.model.records import ParsedFile, Span
+from fourfold.engine.rank.fusion import FusedResult
+from fourfold.engine.rank.localisation import Evidence, candidates, rank_functions, score_candidates
+from fourfold.engine.search.decompose import evidence_of, split
+
+CORE = textwrap.dedent('''\
+    class Writer:
+        """Writes tables."""
+        delimiter = ","
+
+        def write(self, table):
+            return self.format(table)
+
+        def format(self, table):
+            raise TypeError("header rows are not supported")
+
+
+    def helper():
+        return 1
+    ''')
+REGISTRY = textwrap.dedent('''\
+    def dispatch(data):
+        return data
+
+
+    def lookup(name):
+        return name
+    ''')
+FILES = {"pkg/core.py": CORE, "pkg/registry.py": REGISTRY}
+
+
+def _parsed(path: str) -> ParsedFile | None:
+    return parse_file(path, FILES[path], "python") if path in FILES else None
+
+
+def _file(path: str, score: float) -> FusedResult:
+    return FusedResult(path, Span(0, 0, 0, 0), None, None, "python", "", score, {}, {}, 1.0, False)
+
+
+def _ranked(evidence: Evidence, places: Mapping[str, list[tuple[float, Span]]] | None = None,
+            scores: tuple[float, float] = (1.0, 0.5)) -> list[str]:
+    files = [_file("pkg/core.py", scores[0]), _file("pkg/registry.py", scores[1])]
+    return [f"{hit.path}::{hit.symbol}" for hit in rank_functions(files, places or {}, _parsed, FILES.get, evidence)]
+
+
+def test_nothing_stated_ranks_functions_by_their_file() -> None:
+    ranked = _ranked(Evidence())
+    assert {name.split("::")[0] for name in ranked[:4]} == {"pkg/core.py"}
+    assert set(ranked[4:]) == {"pkg/registry.py::dispatch", "pkg/registry.py::lookup"}
+
+
+def test_a_frame_in_the_second_file_beats_the_first_files_functions() -> None:
+    ranked = _ranked(Evidence(frames={"pkg/registry.py": frozenset({"lookup"})}))
+    assert ranked[0] == "pkg/registry.py::lookup"
+
+
+def test_a_stated_name_and_its_class() -> None:
+    ranked = _ranked(Evidence(names={"format": 1.0}))
+    assert ranked[0] == "pkg/core.py::Writer.format"
+    by_class = _ranked(Evidence(names={"Writer": 1.0}))
+    assert by_class[0] == "pkg/core.py::Writer"  # the class itself, then its methods (half)
+    assert set(by_class[1:3]) == {"pkg/core.py::Writer.write", "pkg/core.py::Writer.format"}
+
+
+def test_a_literal_counts_in_the_function_that_says_it() -> None:
+    ranked = _ranked(Evidence(literals=("header rows are not supported",)))
+    assert ranked[0] == "pkg/core.py::Writer.format"
+
+
+def test_a_class_owns_its_header_and_attributes_not_its_methods() -> None:
+    found = candidates([_file("pkg/core.py", 1.0)], {}, _parsed, FILES.get, Evidence(words=("delimit",)))
+    words = {c.symbol.qualified or c.symbol.name: c.features["words"] for c in found}
+    assert words["Writer"] == 1.0  # `delimiter = ","` is the class's own line
+    assert words["Writer.write"] == words["Writer.format"] == words["helper"] == 0.0
+
+
+def test_places_found_inside_a_function_count_for_it() -> None:
+    place = Span(12, 4, 12, 12)  # `return 1` in helper
+    found = candidates([_file("pkg/core.py", 1.0)], {"pkg/core.py": [(0.1, place)]}, _parsed, FILES.get,
+                       Evidence())
+    assert {c.symbol.name: c.features["found"] for c in found}["helper"] == 1.0
+    best = score_candidates(found)[0][1]
+    assert best.symbol.name == "helper"
+
+
+def test_evidence_of_an_issue() -> None:
+    text = textwrap.dedent('''\
+        Writing fails in `dispatch`
+        The Writer class cannot format tables with header rows.
+
+        Traceback (most recent call last):
+          File "/site-packages/pkg/registry.py", line 5, in lookup
+        TypeError: header rows are not supported
+        ''')
+    evidence = evidence_of(text, FILES)
+    assert evidence.frames == {"pkg/registry.py": frozenset({"lookup"})}
+    assert evidence.names["dispatch"] == 1.0 and evidence.names["lookup"] == 1.0
+    assert evidence.names["TypeError"] < 1.0  # a prose word, not backticked
+    assert "header rows are not supported" in evidence.literals
+    assert {"dispatch", "row", "head"} <= set(evidence.words)  # stemmed like the index
+    assert split(text).frames == (("/site-packages/pkg/registry.py", "lookup"),)
+
+
+def test_a_function_that_calls_a_stated_name() -> None:
+    ranked = _ranked(Evidence(names={"format": 0.3}))
+    assert ranked[:2] == ["pkg/core.py::Writer.format", "pkg/core.py::Writer.write"]  # write calls self.format
