@@ -14,9 +14,9 @@ FORBIDDEN = ("pygls", "lsprotocol", "fourfold.lsp")
 def test_exported_names_change_only_on_purpose() -> None:
     assert sorted(fourfold.engine.__all__) == [
         "Answer", "Chunk", "Classification", "Columns", "DecompositionPart", "FileRecord", "FunctionRow", "Hit",
-        "IndexState", "ModalityReport", "ParsedFile", "QueryError", "Reference", "RefreshStats", "Result", "SearchError",
-        "SearchRequest", "SearchResponse", "SeedInfo", "Settings", "Snapshot", "Span", "Symbol", "UnreadableFile",
-        "Workspace", "WorkspaceError", "classify", "merge_answers", "parse_settings",
+        "IndexState", "ModalityReport", "ParsedFile", "QueryError", "Reference", "RefreshStats", "Result",
+        "SearchError", "SearchRequest", "SearchResponse", "SeedInfo", "Settings", "Snapshot", "Span", "Symbol",
+        "UnreadableFile", "Workspace", "WorkspaceError", "classify", "merge_answers", "parse_settings",
     ]
     assert all(hasattr(fourfold.engine, name) for name in fourfold.engine.__all__)
 
