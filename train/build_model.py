@@ -316,7 +316,8 @@ def model_card(config: dict[str, object], sources: list, folders: dict[str, Path
         f"  undone per step), {hyper['epochs']} epochs; the epoch with the best held-out",
         "  recall@10 is kept",
         f"- seed {config['seed']}; {config['minutes']} minutes on 2 CPU cores",
-        "- command: `python train/build_model.py --sources train/sources.txt --seed 0 --out engine/semantic/models/code/`",
+        "- command: `python train/build_model.py --sources train/sources.txt --seed 0"
+        " --out engine/semantic/models/code/`",
         "  (needs the `train` extra: `pip install -e '.[train]'`)",
         "",
         "## Held-out retrieval (description -> its own code among "
