@@ -37,6 +37,7 @@ from typing import Any
 from fourfold.engine import SearchRequest, Settings, Workspace
 from fourfold.engine.embedder import CACHE_FILE
 from fourfold.engine.store import INDEX_FILE
+from fourfold.engine.workspace import RANK_ENTRY, UNREADABLE_ENTRY
 
 HERE = Path(__file__).resolve().parent
 QUERIES = ["Console", "render", "how are tables rendered", '"Traceback"', "re:def _\\w+_style", "who calls print",
@@ -216,11 +217,22 @@ def damaged_data(base: Path, corpus: Path, tally: Tally, rounds: int, rng: rando
         data[start : start + 64] = os.urandom(64)
         path.write_bytes(bytes(data))
 
+    def garble_derived(index: Path, name: str) -> None:
+        db = sqlite3.connect(index / INDEX_FILE)
+        with db:
+            blob = bytearray(db.execute("SELECT blob FROM derived WHERE name = ?", (name,)).fetchone()[0])
+            for _ in range(8):
+                blob[rng.randrange(len(blob))] ^= 0xFF
+            db.execute("UPDATE derived SET blob = ? WHERE name = ?", (bytes(blob), name))
+        db.close()
+
     kinds: dict[str, Callable[[Path], None]] = {
         "trigram blob": lambda index: garble_rows(index, "trigrams"),
         "parsed row": lambda index: garble_rows(index, "parsed"),
         "embedding row": garble_vectors,
         "index header": garble_header,
+        "stored centrality": lambda index: garble_derived(index, RANK_ENTRY),
+        "unreadable list": lambda index: garble_derived(index, UNREADABLE_ENTRY),
     }
     for kind, damage in kinds.items():
         for round_ in range(rounds):
