@@ -46,6 +46,10 @@ PRESETS = ("quick", "default", "thorough")
 HANG_S = 300.0
 
 
+class NothingToDamage(Exception):
+    """The part a damage case garbles is not in this index (a corpus without unreadable files, say)."""
+
+
 class Tally:
     """Outcomes by family: tried = survived + recovered + lost."""
 
@@ -220,7 +224,10 @@ def damaged_data(base: Path, corpus: Path, tally: Tally, rounds: int, rng: rando
     def garble_derived(index: Path, name: str) -> None:
         db = sqlite3.connect(index / INDEX_FILE)
         with db:
-            blob = bytearray(db.execute("SELECT blob FROM derived WHERE name = ?", (name,)).fetchone()[0])
+            row = db.execute("SELECT blob FROM derived WHERE name = ?", (name,)).fetchone()
+            if row is None:
+                raise NothingToDamage(f"this corpus's index stores no {name!r} entry")
+            blob = bytearray(row[0])
             for _ in range(8):
                 blob[rng.randrange(len(blob))] ^= 0xFF
             db.execute("UPDATE derived SET blob = ? WHERE name = ?", (bytes(blob), name))
@@ -238,7 +245,11 @@ def damaged_data(base: Path, corpus: Path, tally: Tally, rounds: int, rng: rando
         for round_ in range(rounds):
             index = base / f"damage-{kind.replace(' ', '-')}-{round_}"
             shutil.copytree(clean_dir, index)
-            damage(index)
+            try:
+                damage(index)
+            except NothingToDamage as reason:
+                print(f"  {'damaged data':<18} {'skipped':<9} {kind}: {reason}", flush=True)
+                break
             try:
                 again = open_index(corpus, index, backend="local")
                 again.refresh()
