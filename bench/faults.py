@@ -37,12 +37,17 @@ from typing import Any
 from fourfold.engine import SearchRequest, Settings, Workspace
 from fourfold.engine.index.store import INDEX_FILE
 from fourfold.engine.service.embedder import CACHE_FILE
+from fourfold.engine.service.workspace import RANK_ENTRY, UNREADABLE_ENTRY
 
 HERE = Path(__file__).resolve().parent
 QUERIES = ["Console", "render", "how are tables rendered", '"Traceback"', "re:def _\\w+_style", "who calls print",
            "what depends on Segment", "progress bar columns", "Style.parse"]
 PRESETS = ("quick", "default", "thorough")
 HANG_S = 300.0
+
+
+class NothingToDamage(Exception):
+    """The part a damage case garbles is not in this index (a corpus without unreadable files, say)."""
 
 
 class Tally:
@@ -216,17 +221,35 @@ def damaged_data(base: Path, corpus: Path, tally: Tally, rounds: int, rng: rando
         data[start : start + 64] = os.urandom(64)
         path.write_bytes(bytes(data))
 
+    def garble_derived(index: Path, name: str) -> None:
+        db = sqlite3.connect(index / INDEX_FILE)
+        with db:
+            row = db.execute("SELECT blob FROM derived WHERE name = ?", (name,)).fetchone()
+            if row is None:
+                raise NothingToDamage(f"this corpus's index stores no {name!r} entry")
+            blob = bytearray(row[0])
+            for _ in range(8):
+                blob[rng.randrange(len(blob))] ^= 0xFF
+            db.execute("UPDATE derived SET blob = ? WHERE name = ?", (bytes(blob), name))
+        db.close()
+
     kinds: dict[str, Callable[[Path], None]] = {
         "trigram blob": lambda index: garble_rows(index, "trigrams"),
         "parsed row": lambda index: garble_rows(index, "parsed"),
         "embedding row": garble_vectors,
         "index header": garble_header,
+        "stored centrality": lambda index: garble_derived(index, RANK_ENTRY),
+        "unreadable list": lambda index: garble_derived(index, UNREADABLE_ENTRY),
     }
     for kind, damage in kinds.items():
         for round_ in range(rounds):
             index = base / f"damage-{kind.replace(' ', '-')}-{round_}"
             shutil.copytree(clean_dir, index)
-            damage(index)
+            try:
+                damage(index)
+            except NothingToDamage as reason:
+                print(f"  {'damaged data':<18} {'skipped':<9} {kind}: {reason}", flush=True)
+                break
             try:
                 again = open_index(corpus, index, backend="local")
                 again.refresh()

@@ -50,6 +50,7 @@ LSP_BUDGET_S = 120.0  # the other server's questions stop once they have taken t
 COMMENT = {"python": "#", "javascript": "//", "typescript": "//", "tsx": "//", "go": "//", "rust": "//",
            "java": "//", "c": "//", "cpp": "//", "csharp": "//", "php": "//", "ruby": "#"}
 WARM_UP_QUESTION = "how does this work"
+RESTART_QUERY = "get_object_or_404"  # an identifier: the fused default path, centrality boost included
 MIB = 2**20
 
 
@@ -94,6 +95,8 @@ class Figures:
     lsp: dict[str, Any] | None = None
     peak_rss_mib: float = 0.0
     peak_worker_rss_mib: float = 0.0
+    index_cpu_s: float = 0.0  # CPU of the first refresh: this process and its index workers together
+    restart: dict[str, float] = field(default_factory=dict)  # a fresh process reopening the index (`_restart`)
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -117,10 +120,12 @@ def measure(root: Path, scale: int, queries: Sequence[EvalQuery], backend: str, 
             _symbol_queries(workspace, names, figures)
             figures.update_ms = _updates(workspace, root)
             figures.definitions = len(workspace.snapshot().symbols)
+            workspace.snapshot().graph.refresh_centrality()  # what a server's centrality timer does after edits
         finally:
             workspace.close()
         figures.peak_rss_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         figures.peak_worker_rss_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        figures.restart = _restart(root, index_dir, backend)
         figures.rg_ms = [_rg_ms(root, baseline_target(q.query)) for q in _literal_queries(queries)]
         figures.ctags_s, figures.ctags_definitions = _ctags(root)
         figures.lsp = _lsp(lsp_command, root, names) if lsp_command else None
@@ -129,8 +134,54 @@ def measure(root: Path, scale: int, queries: Sequence[EvalQuery], backend: str, 
     return figures
 
 
+def _cpu_s() -> float:
+    own, workers = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + workers.ru_utime + workers.ru_stime
+
+
+def _own_peak_rss_mib() -> float:
+    """This process's own peak RSS. Not ru_maxrss: Linux carries that over fork and exec, so a child
+    of a big benchmark process would report its parent's peak."""
+    status = Path("/proc/self/status")
+    if status.is_file():
+        for line in status.read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _restart(root: Path, index_dir: Path, backend: str) -> dict[str, float]:
+    """Reopen the unchanged index in a fresh process: time and CPU to the first answer (an identifier
+    query, as a server answers from the loaded index before its re-check), the re-check, and the RSS."""
+    completed = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--restart", str(root),
+                                "--index-dir", str(index_dir), "--backend", backend],
+                               capture_output=True, text=True, check=False, stdin=subprocess.DEVNULL)
+    if completed.returncode != 0:
+        return {"error": float(completed.returncode)}
+    figures: dict[str, float] = json.loads(completed.stdout.splitlines()[-1])
+    return figures
+
+
+def restart_figures(root: Path, index_dir: str, backend: str) -> dict[str, float]:
+    """What `_restart` runs in its own process (imports included in the CPU, not in the wall time)."""
+    started, cpu = time.perf_counter(), time.process_time()
+    # As a one-shot CLI (`--no-daemon`) opens it: no background threads, so the RSS is deterministic.
+    workspace = Workspace(root, Settings(index_dir=index_dir, semantic_backend=backend), background=False)
+    workspace.search(SearchRequest(query=RESTART_QUERY))
+    answered, answered_cpu = time.perf_counter() - started, time.process_time() - cpu
+    workspace.refresh()
+    figures = {"first_answer_s": answered, "first_answer_cpu_s": answered_cpu,
+               "recheck_s": time.perf_counter() - started - answered,
+               "cpu_s": _cpu_s(), "serving_rss_mib": _own_peak_rss_mib(),
+               "graph_built": float(workspace.snapshot().graph.built)}
+    workspace.close()
+    return figures
+
+
 def _index(workspace: Workspace, figures: Figures, backend: str) -> None:
+    cpu = _cpu_s()
     stats = workspace.refresh()
+    figures.index_cpu_s = _cpu_s() - cpu
     figures.refresh_s = stats.seconds
     snapshot = workspace.snapshot()
     figures.files, figures.symbols = len(snapshot.files), len(snapshot.symbols)
@@ -371,6 +422,11 @@ def summary(results: Sequence[Figures], machine: str) -> str:
 
     add("files / corpus MiB", (f"{r.files:,} / {r.corpus_mib:.0f}" for r in results))
     add("symbols / chunks", (f"{r.symbols:,} / {r.chunks:,}" for r in results))
+    add("index CPU, engine + workers (s)", (f"{r.index_cpu_s:.1f}" for r in results))
+    add("restart: first answer wall / CPU (s)", (f"{r.restart.get('first_answer_s', 0):.2f} / "
+                                                 f"{r.restart.get('first_answer_cpu_s', 0):.2f}" for r in results))
+    add("restart: re-check of the tree (s)", (f"{r.restart.get('recheck_s', 0):.2f}" for r in results))
+    add("RSS while serving after a restart (MiB)", (f"{r.restart.get('serving_rss_mib', 0):.0f}" for r in results))
     add("index: text + structural (s)", (f"{r.text_structural_s:.1f}" for r in results))
     add("index: graph (s)", (f"{r.graph_s:.1f}" for r in results))
     add("index: BM25 over chunks (s, background)", (f"{r.bm25_s:.1f}" for r in results))
@@ -540,11 +596,16 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--measure", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--scale", type=int, default=1, help=argparse.SUPPRESS)
     parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--restart", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--index-dir", help=argparse.SUPPRESS)
     return parser.parse_args(argv)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.restart is not None:
+        print(json.dumps(restart_figures(args.restart, args.index_dir, args.backend)))
+        return 0
     queries = load_queries(args.queries)
     if args.measure is not None:
         figures = measure(args.measure, args.scale, queries, args.backend, args.lsp_command.split()

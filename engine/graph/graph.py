@@ -20,10 +20,12 @@ from __future__ import annotations
 
 import functools
 import gc
+import io
 import math
 import re
 import threading
 import time
+import zipfile
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -266,19 +268,63 @@ class CodeGraph:
         self._stale_headers: set[str] = set()
         self._rank: _Rank | None = None
         self._dirty = True
+        # A graph opened from a stored centrality (`deferred`): the files it is built from on first use.
+        self._unbuilt: Mapping[str, ParsedFile] | None = None
         if files:
             self._build(files)
+
+    # Whole-workspace builds this process has run (a restart that finds its centrality stored runs none).
+    builds = 0
 
     @classmethod
     def build(cls, files: Mapping[str, ParsedFile], **options: Any) -> CodeGraph:
         """The graph of a whole workspace at once (faster than adding files one by one)."""
         return cls(files, **options)
 
+    @classmethod
+    def deferred(cls, files: Mapping[str, ParsedFile], rank: StoredRank, **options: Any) -> CodeGraph:
+        """The graph of `files`, answering centrality from `rank` (stored from the same files) at once
+        and building itself only when something needs edges: a graph query or an edit.
+
+        Building Django's graph costs some 7 CPU-seconds; a restart or a one-shot CLI search whose
+        question needs only the fusion boost never pays them.
+        """
+        graph = cls(**options)
+        graph._unbuilt = files
+        graph._rank = rank.rank()
+        graph._rank.computed_at = graph._clock()
+        graph._dirty = False
+        return graph
+
+    @property
+    def built(self) -> bool:
+        """Whether the edges exist in memory (a deferred graph has only its stored centrality)."""
+        return self._unbuilt is None
+
+    def stored_rank(self) -> StoredRank | None:
+        """The current centrality in its stored form, or None while it is stale."""
+        with self._lock:
+            if self._rank is None or self._dirty or self._stale_files or self._stale_names:
+                return None
+            return StoredRank.of(self._rank)
+
     # --- building ---------------------------------------------------------------------------------
 
     def _build(self, files: Mapping[str, ParsedFile]) -> None:
+        CodeGraph.builds += 1
         with paused_gc():
             self._build_all(files)
+
+    def ensure_built(self) -> None:
+        """Build the edges of a deferred graph now (the stored centrality stays: same files, same graph)."""
+        with self._lock:
+            files = self._unbuilt
+            if files is None:
+                return
+            rank = self._rank
+            self._build(files)
+            self._rank, self._dirty = rank, False
+            self._unbuilt = None
 
     def _build_all(self, files: Mapping[str, ParsedFile]) -> None:
         for path in files:
@@ -303,6 +349,7 @@ class CodeGraph:
             return self
 
     def _replace(self, path: str, parsed: ParsedFile | None) -> None:
+        self.ensure_built()
         old = dict(self._nodes.get(path, {}))
         names = {s.name for s in old.values()} | {s.name for s in (parsed.symbols if parsed else ())}
         before = {name: self._global_count(name) for name in names}
@@ -419,6 +466,7 @@ class CodeGraph:
 
     def _settle(self) -> None:
         """Re-resolve what earlier updates left pending (imports of stale files, stale names)."""
+        self.ensure_built()
         for path in sorted(self._stale_files):
             if path in self._parsed and self._resolve_imports(path):
                 self._drop_evidence(path, keep=(_CONTAINS, _IMPORTS))
@@ -600,6 +648,9 @@ class CodeGraph:
 
     def centrality(self, node_id: str) -> float:
         """PageRank scaled by node count (the average node scores 1); 0 for nodes outside the graph."""
+        rank = self._rank
+        if self._unbuilt is not None and rank is not None:
+            return rank.score(node_id)  # no lock: a background build must not stall the fusion boost
         with self._lock:
             rank = self._ranking()
             index = rank.index.get(node_id)
@@ -610,8 +661,11 @@ class CodeGraph:
         return self.centrality(symbol_node_id(path, qualified) if qualified else file_node(path))
 
     def refresh_centrality(self) -> None:
-        """Recompute centrality now, whatever the debounce says (after a full index, say)."""
+        """Recompute centrality now, whatever the debounce says (after a full index, say). A deferred graph
+        has not changed since its centrality was stored, so there is nothing to recompute."""
         with self._lock:
+            if self._unbuilt is not None:
+                return
             self._settle()
             self._rank = _Rank.of(self._graph, self._tuning)
             self._rank.computed_at = self._clock()
@@ -641,6 +695,7 @@ class CodeGraph:
     def symbol_node(self, path: str, qualified: str) -> str | None:
         node = symbol_node_id(path, qualified)
         with self._lock:
+            self.ensure_built()
             return node if node in self._symbols else None
 
     def resolve(self, name: str) -> list[str]:
@@ -992,6 +1047,59 @@ class _Rank:
             if float(np.abs(scores - previous).sum()) < len(scores) * tuning.tolerance:
                 break
         return scores
+
+
+class DamagedRank(ValueError):
+    """Stored centrality that does not decode to a ranking (the graph is built and ranked again)."""
+
+
+@dataclass(frozen=True)
+class StoredRank:
+    """A ranking as compact arrays: node ids (newline-joined UTF-8), the transposed transition matrix
+    in CSR form, the dangling mask and the scores. `encode` writes it as an `.npz` (no pickles: a
+    damaged or foreign blob can only fail to decode, never run code)."""
+
+    nodes: list[str]
+    data: np.ndarray
+    indices: np.ndarray
+    indptr: np.ndarray
+    dangling: np.ndarray
+    scores: np.ndarray
+
+    @classmethod
+    def of(cls, rank: _Rank) -> StoredRank:
+        matrix = rank.transposed
+        return cls(list(rank.nodes), np.asarray(matrix.data), np.asarray(matrix.indices),
+                   np.asarray(matrix.indptr), rank.dangling, rank.scores)
+
+    def encode(self) -> bytes:
+        buffer = io.BytesIO()
+        names = np.frombuffer("\n".join(self.nodes).encode("utf-8"), dtype=np.uint8)
+        np.savez(buffer, nodes=names, data=self.data, indices=self.indices, indptr=self.indptr,
+                 dangling=self.dangling, scores=self.scores)
+        return buffer.getvalue()
+
+    @classmethod
+    def decode(cls, blob: bytes) -> StoredRank:
+        try:
+            with np.load(io.BytesIO(blob), allow_pickle=False) as arrays:
+                parts = {name: arrays[name] for name in ("nodes", "data", "indices", "indptr", "dangling", "scores")}
+            text = parts.pop("nodes").tobytes().decode("utf-8")
+        except (OSError, ValueError, KeyError, EOFError, UnicodeError, zipfile.BadZipFile) as error:
+            raise DamagedRank(f"stored centrality does not decode: {type(error).__name__}: {error}") from None
+        nodes = text.split("\n") if text else []
+        size = len(nodes)
+        indptr, indices = parts["indptr"], parts["indices"]
+        if not (parts["scores"].shape == parts["dangling"].shape == (size,) and indptr.shape == (size + 1,)
+                and parts["data"].shape == indices.shape and (not indices.size or int(indices.max()) < size)
+                and (not indptr.size or int(indptr[-1]) == indices.size)):
+            raise DamagedRank("stored centrality arrays do not fit together")
+        return cls(nodes, parts["data"], indices, indptr, parts["dangling"].astype(bool), parts["scores"])
+
+    def rank(self) -> _Rank:
+        size = len(self.nodes)
+        matrix = sp.csr_array((self.data, self.indices, self.indptr), shape=(size, size))
+        return _Rank(self.nodes, {node: i for i, node in enumerate(self.nodes)}, matrix, self.dangling, self.scores)
 
 
 def _edge_arrays(graph: nx.DiGraph, index: Mapping[str, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -12,6 +12,12 @@ decode in about 1 s of CPU instead of 2.7 s (JSON rows and `from_row`). Pickle i
 data we wrote ourselves: the index lives in the user's own cache folder, and the schema version
 guards against rows pickled from records of another layout.
 
+Next to the rows, a `derived` table keeps what is computed from all of them and costly to compute
+again: today the graph's centrality (`graph.StoredRank`, an `.npz` of compact arrays). Each entry
+carries the fingerprint of the rows it was computed from (`fingerprint`), so an entry that does not
+match the rows, or does not decode, is simply computed again. The table is additive: the rows'
+layout (and SCHEMA_VERSION) is unchanged, and an older index without it just lacks the entries.
+
 SQLite's own checks pass on a row whose blob was garbled, so every row is checked as it is decoded:
 one that fails is deleted, its cause logged and listed in `repairs`, and its file re-indexed by the
 next refresh; damage SQLite reports itself rebuilds the whole file with a message that says so.
@@ -39,6 +45,17 @@ from ..model.records import FileRecord, ParsedFile
 SCHEMA_VERSION = 11
 INDEX_FILE = "index.sqlite"
 log = logging.getLogger(__name__)
+_DERIVED_TABLE = ("CREATE TABLE IF NOT EXISTS derived ("
+                  "name TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, blob BLOB NOT NULL)")
+
+
+def fingerprint(records: Iterable[FileRecord]) -> str:
+    """Names the exact set of file versions an index holds: whatever is derived from all the rows is
+    valid for another index only if its fingerprint is the same."""
+    digest = xxhash.xxh3_128()
+    for path, file_digest in sorted((record.path, record.digest) for record in records):
+        digest.update(f"{path}\0{file_digest}\n".encode("utf-8", "surrogatepass"))
+    return f"{SCHEMA_VERSION}:{digest.hexdigest()}"
 
 
 def default_index_dir(root: Path) -> Path:
@@ -132,6 +149,7 @@ class IndexStore:
             if version == SCHEMA_VERSION:
                 check = db.execute("PRAGMA quick_check").fetchone()[0]
                 if check == "ok":
+                    db.execute(_DERIVED_TABLE)  # an index written before the table existed gains it
                     return db
                 self.rebuilt_reason = f"index file is damaged ({check}); rebuilt"
             elif version:
@@ -174,6 +192,7 @@ class IndexStore:
             COMMIT;
             """
         )
+        db.execute(_DERIVED_TABLE)
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     def load(self) -> list[StoredFile]:
@@ -230,6 +249,21 @@ class IndexStore:
         with self._transaction() as db:
             db.executemany("DELETE FROM files WHERE path = ?", [(path,) for path in deletions])
             db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+
+    def read_derived(self, name: str) -> tuple[str, bytes] | None:
+        """The stored (fingerprint, blob) of a derived entry, or None when there is none usable."""
+        try:
+            row = self._db.execute("SELECT fingerprint, blob FROM derived WHERE name = ?", (name,)).fetchone()
+        except sqlite3.DatabaseError as error:
+            log.warning("%s: derived entry %r unreadable (%s); it is computed again", self.path, name, error)
+            return None
+        if row is None or not isinstance(row[0], str) or not isinstance(row[1], bytes):
+            return None
+        return row[0], row[1]
+
+    def write_derived(self, name: str, fingerprint: str, blob: bytes) -> None:
+        with self._transaction() as db:
+            db.execute("INSERT OR REPLACE INTO derived VALUES (?, ?, ?)", (name, fingerprint, blob))
 
     def _transaction(self) -> _Transaction:
         return _Transaction(self._db)

@@ -141,6 +141,21 @@ class TrigramIndex:
         overlay[doc_id] = np.asarray(grams, dtype=np.uint32)
         return TrigramIndex(self.base, overlay, self._tomb(doc_id))._maybe_compacted()
 
+    def replaced(self, removed: Iterable[int], added: Mapping[int, np.ndarray]) -> TrigramIndex:
+        """A compacted index without the `removed` docs and with `added` (new, or replacing a doc's set).
+
+        One sort over every posting: a bulk change costs what a build does, without unpacking the
+        sets of the documents that did not change.
+        """
+        if not self.base.doc_set.size and not self.overlay:
+            return TrigramIndex.build(added)
+        dropped = set(removed) | set(added)
+        overlay = {doc: grams for doc, grams in self.overlay.items() if doc not in dropped}
+        overlay.update({doc: np.asarray(grams, dtype=np.uint32) for doc, grams in added.items()})
+        candidates = np.fromiter(dropped, dtype=np.int64, count=len(dropped))
+        in_base = candidates[np.isin(candidates, self.base.doc_set)]
+        return TrigramIndex(self.base, overlay, self.tombstones | frozenset(in_base.tolist())).compacted()
+
     def without_doc(self, doc_id: int) -> TrigramIndex:
         """A new index where `doc_id` no longer exists."""
         overlay = {doc: grams for doc, grams in self.overlay.items() if doc != doc_id}

@@ -136,3 +136,17 @@ def test_intersection_of_many_postings_equals_a_brute_force_check() -> None:
         expected = [doc for doc, grams in docs.items() if np.isin(wanted, grams).all()]
         assert index.candidates(wanted).tolist() == expected
     assert index.candidates(np.asarray([401], dtype=np.uint32)).size == 0
+
+
+def test_replaced_equals_a_fresh_build_of_the_same_documents() -> None:
+    texts = {doc: f"def handler_{doc}(request): return status_{doc * 7}" for doc in range(1, 40)}
+    index = TrigramIndex.build({doc: file_trigrams(text) for doc, text in texts.items()})
+    index = index.with_doc(50, file_trigrams("class Overlay: pass"))  # one doc only in the overlay
+    changed = {3: file_trigrams("entirely different words"), 60: file_trigrams("a new file appears")}
+    replaced = index.replaced({5, 50}, changed)
+    expected = {doc: file_trigrams(text) for doc, text in texts.items() if doc != 5} | changed
+    fresh = TrigramIndex.build(expected)
+    assert not replaced.overlay and not replaced.tombstones
+    assert np.array_equal(replaced.doc_ids(), fresh.doc_ids())
+    for probe in ("handler_3", "different", "new file", "Overlay", "status_35", "def"):
+        assert np.array_equal(replaced.candidates(file_trigrams(probe)), fresh.candidates(file_trigrams(probe))), probe

@@ -1,0 +1,144 @@
+"""What a restart reuses instead of rebuilding: the graph's centrality and the list of unreadable files.
+
+Work is counted (graph builds, files read), never timed: a restart of an unchanged index must build no
+graph, answer centrality as the last run computed it, and still build the edges the first time a
+graph question or an edit needs them. Stored parts that are damaged or belong to other rows are
+computed again, never trusted.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from fourfold.engine import Settings, Workspace
+from fourfold.engine.graph.graph import CodeGraph
+from fourfold.engine.service.workspace import RANK_ENTRY, UNREADABLE_ENTRY
+
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "polyglot"
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    shutil.copytree(FIXTURE, root)
+    (root / "blob.bin").write_bytes(b"\x00\x01binary" * 64)
+    return root
+
+
+def opened(root: Path, index: Path) -> Workspace:
+    return Workspace(root, Settings(index_dir=str(index), semantic_backend="none"), background=False)
+
+
+def indexed(root: Path, index: Path) -> dict[str, float]:
+    """Index `root` once and close it; returns every definition's centrality as that run computed it."""
+    workspace = opened(root, index)
+    workspace.refresh()
+    scores = centralities(workspace)
+    workspace.close()
+    return scores
+
+
+def centralities(workspace: Workspace) -> dict[str, float]:
+    snapshot = workspace.snapshot()
+    symbols = [symbol for parsed in snapshot.parsed.values() for symbol in parsed.symbols]
+    return {f"{s.path}#{s.qualified}": snapshot.graph.centrality_of(s.path, s.qualified) for s in symbols}
+
+
+def damage(index: Path, entry: str, blob: bytes) -> None:
+    with sqlite3.connect(index / "index.sqlite") as db:
+        db.execute("UPDATE derived SET blob = ? WHERE name = ?", (blob, entry))
+
+
+def test_a_restart_of_an_unchanged_index_builds_no_graph(tree: Path, tmp_path: Path) -> None:
+    before = indexed(tree, tmp_path / "index")
+    builds = CodeGraph.builds
+    workspace = opened(tree, tmp_path / "index")
+    stats = workspace.refresh()
+    assert stats.indexed == 0
+    assert CodeGraph.builds == builds and not workspace.snapshot().graph.built
+    assert centralities(workspace) == before and any(before.values())
+
+
+def test_a_graph_question_after_a_restart_builds_the_edges_once(tree: Path, tmp_path: Path) -> None:
+    first = opened(tree, tmp_path / "index")
+    first.refresh()
+    expected = first.snapshot().graph.callers("BaseJob.with_retry")
+    first.close()
+    assert expected
+    workspace = opened(tree, tmp_path / "index")
+    workspace.refresh()
+    builds = CodeGraph.builds
+    assert workspace.snapshot().graph.callers("BaseJob.with_retry") == expected
+    workspace.snapshot().graph.callers("BaseJob.with_retry")
+    assert CodeGraph.builds == builds + 1 and workspace.snapshot().graph.built
+
+
+def test_an_edit_after_a_restart_builds_the_graph_and_stores_the_new_centrality(tree: Path, tmp_path: Path) -> None:
+    indexed(tree, tmp_path / "index")
+    workspace = opened(tree, tmp_path / "index")
+    workspace.refresh()
+    target = tree / "inventory" / "models.py"
+    target.write_text(target.read_text() + "\n\ndef restocked(item):\n    return item\n")
+    workspace.update_file(target)
+    snapshot = workspace.snapshot()
+    assert snapshot.graph.built and snapshot.graph.symbol_node("inventory/models.py", "restocked")
+    snapshot.graph.refresh_centrality()
+    after = centralities(workspace)
+    workspace.close()
+    again = opened(tree, tmp_path / "index")
+    assert not again.snapshot().graph.built
+    assert centralities(again) == after
+
+
+@pytest.mark.parametrize("blob", [b"", b"PK\x03\x04 not a zip", b"\x00" * 100])
+def test_damaged_stored_centrality_is_recomputed_and_said(tree: Path, tmp_path: Path, blob: bytes) -> None:
+    before = indexed(tree, tmp_path / "index")
+    damage(tmp_path / "index", RANK_ENTRY, blob)
+    builds = CodeGraph.builds
+    workspace = opened(tree, tmp_path / "index")
+    assert CodeGraph.builds == builds + 1 and workspace.snapshot().graph.built
+    assert any("centrality" in repair for repair in workspace.status()["repairs"])
+    assert centralities(workspace) == pytest.approx(before)
+    workspace.refresh()
+    workspace.close()
+    assert not opened(tree, tmp_path / "index").snapshot().graph.built  # stored again, whole
+
+
+def test_centrality_stored_for_other_rows_is_not_used(tree: Path, tmp_path: Path) -> None:
+    indexed(tree, tmp_path / "index")
+    with sqlite3.connect(tmp_path / "index" / "index.sqlite") as db:
+        db.execute("DELETE FROM files WHERE path = 'inventory/models.py'")
+    workspace = opened(tree, tmp_path / "index")
+    assert workspace.snapshot().graph.built  # the stored ranking counted a file the rows no longer hold
+    workspace.refresh()
+    assert workspace.snapshot().symbols.definitions("Item")
+
+
+def test_unreadable_files_are_not_read_again_after_a_restart(tree: Path, tmp_path: Path) -> None:
+    indexed(tree, tmp_path / "index")
+    read: list[str] = []
+    workspace = opened(tree, tmp_path / "index")
+    original = workspace.index_job
+    workspace.index_job = lambda job: read.append(job[1]) or original(job)  # type: ignore[method-assign]
+    workspace.refresh()
+    assert read == []
+    assert "blob.bin" in {item["path"] for item in workspace.status()["skipped_files"]}
+    (tree / "blob.bin").write_bytes(b"def now_text():\n    return 1\n")
+    workspace.refresh()
+    assert read == ["blob.bin"]
+
+
+def test_a_damaged_list_of_unreadable_files_reads_them_again(tree: Path, tmp_path: Path) -> None:
+    indexed(tree, tmp_path / "index")
+    damage(tmp_path / "index", UNREADABLE_ENTRY, b"not zlib")
+    read: list[str] = []
+    workspace = opened(tree, tmp_path / "index")
+    original = workspace.index_job
+    workspace.index_job = lambda job: read.append(job[1]) or original(job)  # type: ignore[method-assign]
+    workspace.refresh()
+    assert read == ["blob.bin"]
+    assert "blob.bin" in {item["path"] for item in workspace.status()["skipped_files"]}
