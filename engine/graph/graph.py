@@ -1,4 +1,4 @@
-"""The graph retriever: who calls this, what does it call, what breaks if it changes.
+"""The code graph: who calls this, what does it call, what breaks if it changes (built, updated, queried).
 
 A user asking `who calls load_settings` gets the call sites, most important callers first; asking
 `what depends on Session.send` gets everything that reaches it through calls, references,
@@ -10,7 +10,7 @@ The graph is a networkx DiGraph whose nodes are files (`file:<path>`) and defini
 or "a contains b". Names are resolved without a type checker, by proximity: a definition in the same
 file, then in a file this file imports, then in the same folder, then anywhere if the name is unique
 enough. Ambiguity is kept, not guessed away: a call that could mean n definitions becomes n edges of
-weight 1/n.
+weight 1/n. Its numbers and word lists are in tuning.py, its PageRank in centrality.py.
 
 Updates are per file and cheap: a file's own nodes and edges are replaced at once, while other
 files' references that might now resolve differently are re-resolved lazily, before the next query.
@@ -19,146 +19,25 @@ files' references that might now resolve differently are re-resolved lazily, bef
 from __future__ import annotations
 
 import functools
-import gc
-import io
 import math
 import re
 import threading
 import time
-import zipfile
 from collections import Counter, deque
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import networkx as nx
 import numpy as np
-import scipy.sparse as sp
 
 from ..model.languages import detect_language
-from ..model.profiles import IMPACT_DEPTH, STOP_WORDS_GRAPH, stop_words
+from ..model.memory import paused_gc
+from ..model.profiles import IMPACT_DEPTH
 from ..model.records import Hit, ParsedFile, Reference, Span, Symbol
+from .centrality import Rank, StoredRank
 from .imports import FileSet, path_keys, resolve_import, spec_keys
-
-# Query words that name nothing in code (English; the classifier strips other languages' phrases):
-# the graph's rows of the one stop-word table (profiles.py).
-STOPWORDS = stop_words(STOP_WORDS_GRAPH)
-
-
-# Names of built-ins and of methods on built-in types (Python, JS/TS, Go, Rust, Java, C): a use
-# of one of these with no definition nearby is almost always the built-in, so the global tier never
-# links them (a lone `def join` must not collect every `", ".join(...)` in the workspace).
-BUILTIN_NAMES = frozenset(
-    [
-        "abs",
-        "all",
-        "any",
-        "append",
-        "apply",
-        "bind",
-        "bool",
-        "call",
-        "clear",
-        "close",
-        "copy",
-        "count",
-        "decode",
-        "dict",
-        "encode",
-        "endswith",
-        "enumerate",
-        "equals",
-        "error",
-        "extend",
-        "filter",
-        "find",
-        "floor",
-        "forEach",
-        "format",
-        "get",
-        "getattr",
-        "hasattr",
-        "hash",
-        "hashCode",
-        "includes",
-        "index",
-        "indexOf",
-        "info",
-        "insert",
-        "int",
-        "isinstance",
-        "issubclass",
-        "items",
-        "iter",
-        "join",
-        "keys",
-        "len",
-        "list",
-        "log",
-        "map",
-        "max",
-        "min",
-        "next",
-        "open",
-        "pop",
-        "print",
-        "push",
-        "range",
-        "read",
-        "reduce",
-        "remove",
-        "replace",
-        "reverse",
-        "round",
-        "set",
-        "setattr",
-        "slice",
-        "sort",
-        "sorted",
-        "split",
-        "startswith",
-        "str",
-        "strip",
-        "sum",
-        "super",
-        "then",
-        "toString",
-        "tuple",
-        "type",
-        "update",
-        "values",
-        "warn",
-        "write",
-        "zip",
-    ]
-)
-
-
-@dataclass(frozen=True)
-class GraphTuning:
-    """The graph's design numbers, in one place."""
-
-    # PageRank damping, tolerance (per node, as networkx) and iteration cap: the textbook values
-    # networkx.pagerank defaults to.
-    damping: float = 0.85
-    tolerance: float = 1e-6
-    max_iterations: int = 100
-    # A name defined in more places than this, and in none of the nearby tiers, is too vague to link:
-    # 16 candidates already means weight 1/16 each, less than one edge's worth of evidence.
-    max_ambiguity: int = 16
-    # Centrality is recomputed on demand at most this often while edits keep arriving (seconds).
-    debounce_seconds: float = 2.0
-    # `related` seeds personalized PageRank with at most this many name matches.
-    max_seeds: int = 200
-    # Impact lists a dependent at each line where it uses the target, up to this many (a function
-    # that calls it 40 times is one answer, not 40; its first lines show how).
-    max_use_sites: int = 8
-    stopwords: frozenset[str] = field(default_factory=lambda: STOPWORDS)
-    builtin_names: frozenset[str] = field(default_factory=lambda: BUILTIN_NAMES)
-
-
-TUNING = GraphTuning()
+from .tuning import TUNING, GraphTuning
 
 # Distinct names remembered by the name-splitting caches: a Django-sized workspace uses ~60k.
 NAME_CACHE_SIZE = 1 << 17
@@ -266,7 +145,7 @@ class CodeGraph:
         self._stale_files: set[str] = set()
         self._stale_names: set[tuple[str, str]] = set()
         self._stale_headers: set[str] = set()
-        self._rank: _Rank | None = None
+        self._rank: Rank | None = None
         self._dirty = True
         # A graph opened from a stored centrality (`deferred`): the files it is built from on first use.
         self._unbuilt: Mapping[str, ParsedFile] | None = None
@@ -667,11 +546,11 @@ class CodeGraph:
             if self._unbuilt is not None:
                 return
             self._settle()
-            self._rank = _Rank.of(self._graph, self._tuning)
+            self._rank = Rank.of(self._graph, self._tuning)
             self._rank.computed_at = self._clock()
             self._dirty = False
 
-    def _ranking(self) -> _Rank:
+    def _ranking(self) -> Rank:
         """The cached ranking, recomputed when stale and the last one is older than the debounce."""
         due = self._rank is None or (
             self.rank_on_query
@@ -992,163 +871,6 @@ class _Home:
     @classmethod
     def of(cls, path: str, symbol: Symbol) -> _Home:
         return cls(path, _folder(path), symbol.container is None, "." + _dotted(symbol.qualified or symbol.name))
-
-
-@dataclass
-class _Rank:
-    """A PageRank computation over one state of the graph, kept for lookups and personalization.
-
-    Power iteration over a scipy sparse matrix built straight from the edge list: networkx's own
-    pagerank spends most of its time converting the graph, which we would pay on every refresh.
-    """
-
-    nodes: list[str]
-    index: dict[str, int]
-    transposed: sp.csr_array
-    dangling: np.ndarray
-    scores: np.ndarray
-    computed_at: float = 0.0
-
-    @classmethod
-    def of(cls, graph: nx.DiGraph, tuning: GraphTuning) -> _Rank:
-        nodes = list(graph.nodes)
-        index = {node: i for i, node in enumerate(nodes)}
-        size = len(nodes)
-        rows, cols, weights = _edge_arrays(graph, index)
-        matrix = sp.csr_array((weights, (rows, cols)), shape=(size, size))
-        out = np.asarray(matrix.sum(axis=1)).ravel()
-        scale = np.divide(1.0, out, out=np.zeros(size), where=out > 0)
-        transposed = sp.csr_array(sp.diags_array(scale) @ matrix).T.tocsr()
-        rank = cls(nodes, index, transposed, out == 0, np.zeros(size))
-        if size:
-            rank.scores = rank.pagerank(np.full(size, 1.0 / size), tuning) * size
-        return rank
-
-    def score(self, node: str) -> float:
-        index = self.index.get(node)
-        return 0.0 if index is None else float(self.scores[index])
-
-    def personalized(self, seeds: Mapping[str, float], tuning: GraphTuning) -> np.ndarray:
-        teleport = np.zeros(len(self.nodes))
-        for node, weight in seeds.items():
-            if node in self.index:
-                teleport[self.index[node]] = weight
-        total = teleport.sum()
-        return self.pagerank(teleport / total, tuning) if total > 0 else teleport
-
-    def pagerank(self, teleport: np.ndarray, tuning: GraphTuning) -> np.ndarray:
-        """Power iteration; dangling nodes hand their rank to the teleport distribution (as networkx)."""
-        scores = teleport.copy()
-        alpha = tuning.damping
-        for _ in range(tuning.max_iterations):
-            previous = scores
-            leaked = float(previous[self.dangling].sum())
-            scores = alpha * (self.transposed @ previous + leaked * teleport) + (1 - alpha) * teleport
-            if float(np.abs(scores - previous).sum()) < len(scores) * tuning.tolerance:
-                break
-        return scores
-
-
-class DamagedRank(ValueError):
-    """Stored centrality that does not decode to a ranking (the graph is built and ranked again)."""
-
-
-@dataclass(frozen=True)
-class StoredRank:
-    """A ranking as compact arrays: node ids (newline-joined UTF-8), the transposed transition matrix
-    in CSR form, the dangling mask and the scores. `encode` writes it as an `.npz` (no pickles: a
-    damaged or foreign blob can only fail to decode, never run code)."""
-
-    nodes: list[str]
-    data: np.ndarray
-    indices: np.ndarray
-    indptr: np.ndarray
-    dangling: np.ndarray
-    scores: np.ndarray
-
-    @classmethod
-    def of(cls, rank: _Rank) -> StoredRank:
-        matrix = rank.transposed
-        return cls(list(rank.nodes), np.asarray(matrix.data), np.asarray(matrix.indices),
-                   np.asarray(matrix.indptr), rank.dangling, rank.scores)
-
-    def encode(self) -> bytes:
-        buffer = io.BytesIO()
-        names = np.frombuffer("\n".join(self.nodes).encode("utf-8"), dtype=np.uint8)
-        np.savez(buffer, nodes=names, data=self.data, indices=self.indices, indptr=self.indptr,
-                 dangling=self.dangling, scores=self.scores)
-        return buffer.getvalue()
-
-    @classmethod
-    def decode(cls, blob: bytes) -> StoredRank:
-        try:
-            with np.load(io.BytesIO(blob), allow_pickle=False) as arrays:
-                parts = {name: arrays[name] for name in ("nodes", "data", "indices", "indptr", "dangling", "scores")}
-            text = parts.pop("nodes").tobytes().decode("utf-8")
-        except (OSError, ValueError, KeyError, EOFError, UnicodeError, zipfile.BadZipFile) as error:
-            raise DamagedRank(f"stored centrality does not decode: {type(error).__name__}: {error}") from None
-        nodes = text.split("\n") if text else []
-        size = len(nodes)
-        indptr, indices = parts["indptr"], parts["indices"]
-        if not (parts["scores"].shape == parts["dangling"].shape == (size,) and indptr.shape == (size + 1,)
-                and parts["data"].shape == indices.shape and (not indices.size or int(indices.max()) < size)
-                and (not indptr.size or int(indptr[-1]) == indices.size)):
-            raise DamagedRank("stored centrality arrays do not fit together")
-        return cls(nodes, parts["data"], indices, indptr, parts["dangling"].astype(bool), parts["scores"])
-
-    def rank(self) -> _Rank:
-        size = len(self.nodes)
-        matrix = sp.csr_array((self.data, self.indices, self.indptr), shape=(size, size))
-        return _Rank(self.nodes, {node: i for i, node in enumerate(self.nodes)}, matrix, self.dangling, self.scores)
-
-
-def _edge_arrays(graph: nx.DiGraph, index: Mapping[str, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    count = graph.number_of_edges()
-    rows = np.empty(count, dtype=np.int64)
-    cols = np.empty(count, dtype=np.int64)
-    weights = np.empty(count, dtype=np.float64)
-    for i, (source, target, weight) in enumerate(graph.edges(data="weight", default=1.0)):
-        rows[i] = index[source]
-        cols[i] = index[target]
-        weights[i] = weight
-    return rows, cols, weights
-
-
-class _GcPause:
-    """How many bulk builds are running, in any thread; the collector is off while there is one.
-
-    A count, not a flag: builds nest (loading a snapshot builds a graph) and may overlap in several
-    threads, and the first to finish must not switch the collector back on under another.
-    """
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.depth = 0
-        self.restore = False
-
-
-_GC_PAUSE = _GcPause()
-
-
-@contextmanager
-def paused_gc() -> Iterator[None]:
-    """Pause the cycle collector while a bulk build or load allocates hundreds of thousands of objects.
-
-    None of them form cycles, yet the collector would walk them all repeatedly: about a quarter of
-    a Django-sized graph build, and over half of decoding its stored rows.
-    """
-    with _GC_PAUSE.lock:
-        if _GC_PAUSE.depth == 0:
-            _GC_PAUSE.restore = gc.isenabled()
-            gc.disable()
-        _GC_PAUSE.depth += 1
-    try:
-        yield
-    finally:
-        with _GC_PAUSE.lock:
-            _GC_PAUSE.depth -= 1
-            if _GC_PAUSE.depth == 0 and _GC_PAUSE.restore:
-                gc.enable()
 
 
 def _unindex(index: dict[str, set[str]], key: str, value: str) -> None:

@@ -13,7 +13,7 @@ data we wrote ourselves: the index lives in the user's own cache folder, and the
 guards against rows pickled from records of another layout.
 
 Next to the rows, a `derived` table keeps what is computed from all of them and costly to compute
-again: today the graph's centrality (`graph.StoredRank`, an `.npz` of compact arrays). Each entry
+again: today the graph's centrality (`graph.centrality.StoredRank`, an `.npz` of compact arrays). Each entry
 carries the fingerprint of the rows it was computed from (`fingerprint`), so an entry that does not
 match the rows, or does not decode, is simply computed again. The table is additive: the rows'
 layout (and SCHEMA_VERSION) is unchanged, and an older index without it just lacks the entries.
@@ -37,7 +37,7 @@ from pathlib import Path
 import platformdirs
 import xxhash
 
-from ..graph.graph import paused_gc
+from ..model.memory import paused_gc
 from ..model.records import FileRecord, ParsedFile
 
 # Bump whenever the row layout, a record's fields, or anything derived from parsing changes meaning.

@@ -28,7 +28,8 @@ from typing import Any
 
 import numpy as np
 
-from ..graph.graph import CodeGraph, DamagedRank, StoredRank, paused_gc
+from ..graph.centrality import DamagedRank, StoredRank
+from ..graph.graph import CodeGraph
 from ..index.discovery import UnreadableFile, Walker, read_file
 from ..index.snapshot import ContentCache, Snapshot
 from ..index.store import IndexStore, StoredFile, default_index_dir, fingerprint
@@ -36,6 +37,7 @@ from ..index.structure import parse_file
 from ..index.symbols import SymbolTable
 from ..index.trigram import DamagedTrigrams, TrigramIndex, file_trigrams, pack, unpack
 from ..model.languages import detect_language
+from ..model.memory import paused_gc
 from ..model.profiles import PRESETS
 from ..model.records import FileRecord, Hit, ParsedFile, Span, Symbol
 from ..model.settings import Settings

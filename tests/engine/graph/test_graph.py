@@ -9,9 +9,11 @@ from pathlib import Path
 import networkx as nx
 import pytest
 
-from fourfold.engine.graph.graph import CodeGraph, GraphTuning, file_node, name_words, paused_gc, symbol_node_id
+from fourfold.engine.graph.graph import CodeGraph, file_node, name_words, symbol_node_id
+from fourfold.engine.graph.tuning import GraphTuning
 from fourfold.engine.index.structure import parse_file
 from fourfold.engine.model.languages import detect_language
+from fourfold.engine.model.memory import paused_gc
 from fourfold.engine.model.records import ParsedFile, Reference, Span, Symbol
 
 

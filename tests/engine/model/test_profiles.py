@@ -131,13 +131,13 @@ def test_each_reader_drops_its_rows_of_the_table(word: str, words: bool, code: b
 
 
 def test_the_readers_use_the_table() -> None:
-    from fourfold.engine.graph import graph
+    from fourfold.engine.graph import tuning
     from fourfold.engine.model import tokens
     from fourfold.engine.query import intent
 
     assert profiles.stop_words(profiles.STOP_WORDS_WORDS) | profiles.stop_words(
         profiles.STOP_WORDS_CODE) == tokens.STOP_WORDS
-    assert profiles.stop_words(profiles.STOP_WORDS_GRAPH) == graph.STOPWORDS
+    assert profiles.stop_words(profiles.STOP_WORDS_GRAPH) == tuning.STOPWORDS
     assert profiles.stop_words(profiles.STOP_WORDS_TARGET) == intent._STOPWORDS
 
 

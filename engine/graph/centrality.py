@@ -1,0 +1,137 @@
+"""Centrality: PageRank over one state of the graph (and personalized from seeds), and its stored
+form, so a restart answers with the centrality of the index it opens without building the edges."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import networkx as nx
+import numpy as np
+import scipy.sparse as sp
+
+from .tuning import GraphTuning
+
+__all__ = ["DamagedRank", "Rank", "StoredRank"]
+
+
+@dataclass
+class Rank:
+    """A PageRank computation over one state of the graph, kept for lookups and personalization.
+
+    Power iteration over a scipy sparse matrix built straight from the edge list: networkx's own
+    pagerank spends most of its time converting the graph, which we would pay on every refresh.
+    """
+
+    nodes: list[str]
+    index: dict[str, int]
+    transposed: sp.csr_array
+    dangling: np.ndarray
+    scores: np.ndarray
+    computed_at: float = 0.0
+
+    @classmethod
+    def of(cls, graph: nx.DiGraph, tuning: GraphTuning) -> Rank:
+        nodes = list(graph.nodes)
+        index = {node: i for i, node in enumerate(nodes)}
+        size = len(nodes)
+        rows, cols, weights = edge_arrays(graph, index)
+        matrix = sp.csr_array((weights, (rows, cols)), shape=(size, size))
+        out = np.asarray(matrix.sum(axis=1)).ravel()
+        scale = np.divide(1.0, out, out=np.zeros(size), where=out > 0)
+        transposed = sp.csr_array(sp.diags_array(scale) @ matrix).T.tocsr()
+        rank = cls(nodes, index, transposed, out == 0, np.zeros(size))
+        if size:
+            rank.scores = rank.pagerank(np.full(size, 1.0 / size), tuning) * size
+        return rank
+
+    def score(self, node: str) -> float:
+        index = self.index.get(node)
+        return 0.0 if index is None else float(self.scores[index])
+
+    def personalized(self, seeds: Mapping[str, float], tuning: GraphTuning) -> np.ndarray:
+        teleport = np.zeros(len(self.nodes))
+        for node, weight in seeds.items():
+            if node in self.index:
+                teleport[self.index[node]] = weight
+        total = teleport.sum()
+        return self.pagerank(teleport / total, tuning) if total > 0 else teleport
+
+    def pagerank(self, teleport: np.ndarray, tuning: GraphTuning) -> np.ndarray:
+        """Power iteration; dangling nodes hand their rank to the teleport distribution (as networkx)."""
+        scores = teleport.copy()
+        alpha = tuning.damping
+        for _ in range(tuning.max_iterations):
+            previous = scores
+            leaked = float(previous[self.dangling].sum())
+            scores = alpha * (self.transposed @ previous + leaked * teleport) + (1 - alpha) * teleport
+            if float(np.abs(scores - previous).sum()) < len(scores) * tuning.tolerance:
+                break
+        return scores
+
+
+class DamagedRank(ValueError):
+    """Stored centrality that does not decode to a ranking (the graph is built and ranked again)."""
+
+
+@dataclass(frozen=True)
+class StoredRank:
+    """A ranking as compact arrays: node ids (newline-joined UTF-8), the transposed transition matrix
+    in CSR form, the dangling mask and the scores. `encode` writes it as an `.npz` (no pickles: a
+    damaged or foreign blob can only fail to decode, never run code)."""
+
+    nodes: list[str]
+    data: np.ndarray
+    indices: np.ndarray
+    indptr: np.ndarray
+    dangling: np.ndarray
+    scores: np.ndarray
+
+    @classmethod
+    def of(cls, rank: Rank) -> StoredRank:
+        matrix = rank.transposed
+        return cls(list(rank.nodes), np.asarray(matrix.data), np.asarray(matrix.indices),
+                   np.asarray(matrix.indptr), rank.dangling, rank.scores)
+
+    def encode(self) -> bytes:
+        buffer = io.BytesIO()
+        names = np.frombuffer("\n".join(self.nodes).encode("utf-8"), dtype=np.uint8)
+        np.savez(buffer, nodes=names, data=self.data, indices=self.indices, indptr=self.indptr,
+                 dangling=self.dangling, scores=self.scores)
+        return buffer.getvalue()
+
+    @classmethod
+    def decode(cls, blob: bytes) -> StoredRank:
+        try:
+            with np.load(io.BytesIO(blob), allow_pickle=False) as arrays:
+                parts = {name: arrays[name] for name in ("nodes", "data", "indices", "indptr", "dangling", "scores")}
+            text = parts.pop("nodes").tobytes().decode("utf-8")
+        except (OSError, ValueError, KeyError, EOFError, UnicodeError, zipfile.BadZipFile) as error:
+            raise DamagedRank(f"stored centrality does not decode: {type(error).__name__}: {error}") from None
+        nodes = text.split("\n") if text else []
+        size = len(nodes)
+        indptr, indices = parts["indptr"], parts["indices"]
+        if not (parts["scores"].shape == parts["dangling"].shape == (size,) and indptr.shape == (size + 1,)
+                and parts["data"].shape == indices.shape and (not indices.size or int(indices.max()) < size)
+                and (not indptr.size or int(indptr[-1]) == indices.size)):
+            raise DamagedRank("stored centrality arrays do not fit together")
+        return cls(nodes, parts["data"], indices, indptr, parts["dangling"].astype(bool), parts["scores"])
+
+    def rank(self) -> Rank:
+        size = len(self.nodes)
+        matrix = sp.csr_array((self.data, self.indices, self.indptr), shape=(size, size))
+        return Rank(self.nodes, {node: i for i, node in enumerate(self.nodes)}, matrix, self.dangling, self.scores)
+
+
+def edge_arrays(graph: nx.DiGraph, index: Mapping[str, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    count = graph.number_of_edges()
+    rows = np.empty(count, dtype=np.int64)
+    cols = np.empty(count, dtype=np.int64)
+    weights = np.empty(count, dtype=np.float64)
+    for i, (source, target, weight) in enumerate(graph.edges(data="weight", default=1.0)):
+        rows[i] = index[source]
+        cols[i] = index[target]
+        weights[i] = weight
+    return rows, cols, weights
