@@ -40,7 +40,8 @@ import xxhash
 from ..model.memory import paused_gc
 from ..model.records import FileRecord, ParsedFile
 
-# Bump whenever the row layout, a record's fields, or anything derived from parsing changes meaning.
+# Bump whenever the row layout, a record's fields, or anything derived from parsing changes meaning,
+# and when the graph resolves names differently: the stored centrality is keyed by this number too.
 # 11: the records live in `fourfold.engine.model.records` (rows are pickled under their module's name).
 SCHEMA_VERSION = 11
 INDEX_FILE = "index.sqlite"
