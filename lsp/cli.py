@@ -422,15 +422,24 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     return run(args, _settings(args))
 
 
-def _common(parser: argparse.ArgumentParser, root_positional: bool = False) -> None:
-    if root_positional:
-        parser.add_argument("root", nargs="?", default=".", help="workspace folder (default: .)")
-    else:
-        parser.add_argument("--root", default=".", help="workspace folder (default: .)")
+def _common(parser: argparse.ArgumentParser) -> None:
+    """The options every command that opens a folder shares. The folder may be given either way
+    (`fourfold index FOLDER`, `fourfold search QUERY FOLDER`, or `--root FOLDER` with any command): a
+    newcomer writes whichever they guess first, and both mean the same."""
+    parser.add_argument("folder", nargs="?", help="workspace folder (default: ., or --root)")
+    parser.add_argument("--root", help="workspace folder (default: .)")
+    parser.set_defaults(one_root=_one_root)
     parser.add_argument("--index-dir", help="where to keep the index (default: the user cache dir)")
     parser.add_argument("--backend", choices=BACKENDS, help="semantic backend (default: local)")
     parser.add_argument("--exclude", action="append", help="glob to leave out (repeatable)")
     parser.add_argument("--no-progress", action="store_true", help="no progress lines on stderr")
+
+
+def _one_root(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """`args.root` from the positional folder or `--root` (default `.`); both, naming two folders, is an error."""
+    if args.folder is not None and args.root is not None and Path(args.folder) != Path(args.root):
+        parser.error(f"two folders given: {args.folder} and --root {args.root}; give one")
+    args.root = args.folder or args.root or "."
 
 
 def _served(parser: argparse.ArgumentParser) -> None:
@@ -452,7 +461,7 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     index = commands.add_parser("index", help="index a folder (incremental)")
-    _common(index, root_positional=True)
+    _common(index)
     index.add_argument("--no-embed", action="store_true", help="skip embeddings (text, structure and graph only)")
     index.set_defaults(run=cmd_index)
 
@@ -506,7 +515,10 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
-    args = build_parser(arguments).parse_args(arguments)
+    parser = build_parser(arguments)
+    args = parser.parse_args(arguments)
+    if hasattr(args, "one_root"):
+        args.one_root(parser, args)
     logs.configure(args.verbose)
     try:
         return int(args.run(args))

@@ -200,6 +200,28 @@ def test_not_found_is_said_first_and_guesses_are_marked(capsys: pytest.CaptureFi
     assert not any("approximate" in line for line in exact)
 
 
+def test_the_folder_may_follow_the_query_or_come_as_root(capsys: pytest.CaptureFixture[str],
+                                                         workspace: tuple[Path, Path]) -> None:
+    """`fourfold search QUERY FOLDER` (what a newcomer types first, as `fourfold index FOLDER`) answers as
+    `--root FOLDER` does; `fourfold index --root FOLDER` works too."""
+    root, index = workspace
+    flags = ["--index-dir", str(index), "--backend", "none", "--json"]
+    capsys.readouterr()
+    assert main(["search", "where is parseConfig defined", str(root), *flags]) == 0
+    positional = json.loads(capsys.readouterr().out)
+    assert main(["search", "where is parseConfig defined", "--root", str(root), *flags]) == 0
+    assert positional["results"] == json.loads(capsys.readouterr().out)["results"] != []
+    assert main(["index", "--root", str(root), "--index-dir", str(index), "--backend", "none"]) == 0
+    assert "0 re-indexed" in capsys.readouterr().out
+
+
+def test_two_different_folders_are_refused(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["search", "x", str(tmp_path / "a"), "--root", str(tmp_path / "b")])
+    assert exit_.value.code == 2
+    assert "two folders given" in capsys.readouterr().err
+
+
 def test_missing_root_is_a_clear_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     assert main(["search", "x", "--root", str(tmp_path / "nope")]) == 2
     assert "does not exist or is not a folder" in capsys.readouterr().err
