@@ -1,1 +1,1 @@
-"""What is on disk, as files, symbols, chunks, trigrams and words: discovery, parsing and storage."""
+"""What is on disk and in one snapshot: discovery, parsing into symbols and chunks, trigrams, BM25, storage."""

@@ -1,1 +1,1 @@
-"""In what order: routing weights, fusion and the ranking features, explained."""
+"""In what order: routing weights, the ranking features, fusion, and the functions an issue is about."""
