@@ -154,10 +154,14 @@ class LexicalIndex:
             return None
         if size != len(chunks) or not isinstance(files, dict):
             raise DamagedLexical(f"stored for {size} chunks, the rows have {len(chunks)}")
+        for name, digest in files.items():
+            try:
+                whole = _file_digest(folder / name) == digest
+            except OSError as error:
+                raise DamagedLexical(f"{name} does not read: {error.strerror or error}") from None
+            if not whole:
+                raise DamagedLexical(f"{name} does not match its digest")
         try:
-            for name, digest in files.items():
-                if _file_digest(folder / name) != digest:
-                    raise DamagedLexical(f"{name} does not match its digest")
             model = bm25s.BM25.load(folder, mmap=True, load_corpus=False)
         except (OSError, ValueError, KeyError, TypeError) as error:
             raise DamagedLexical(f"stored BM25 does not load: {type(error).__name__}: {error}") from None
