@@ -35,9 +35,10 @@ from pathlib import Path
 from typing import Any
 
 from fourfold.engine import SearchRequest, Settings, Workspace
+from fourfold.engine.index.lexical import MANIFEST
 from fourfold.engine.index.store import INDEX_FILE
 from fourfold.engine.service.embedder import CACHE_FILE
-from fourfold.engine.service.workspace import RANK_ENTRY, UNREADABLE_ENTRY
+from fourfold.engine.service.workspace import LEXICAL_FOLDER, RANK_ENTRY, UNREADABLE_ENTRY
 
 HERE = Path(__file__).resolve().parent
 QUERIES = ["Console", "render", "how are tables rendered", '"Traceback"', "re:def _\\w+_style", "who calls print",
@@ -233,6 +234,18 @@ def damaged_data(base: Path, corpus: Path, tally: Tally, rounds: int, rng: rando
             db.execute("UPDATE derived SET blob = ? WHERE name = ?", (bytes(blob), name))
         db.close()
 
+    def garble_bm25(index: Path) -> None:
+        """Flip bytes in one of the stored BM25's arrays or JSON files (not its manifest: a manifest garbled
+        into another valid key reads as a copy of other rows, which is rebuilt too, but not said)."""
+        files = sorted(p for p in (index / LEXICAL_FOLDER).glob("*") if p.name != MANIFEST)
+        if not files:
+            raise NothingToDamage("this corpus's index stores no BM25")
+        path = rng.choice(files)
+        data = bytearray(path.read_bytes())
+        for _ in range(8):
+            data[rng.randrange(len(data))] ^= 0xFF
+        path.write_bytes(bytes(data))
+
     kinds: dict[str, Callable[[Path], None]] = {
         "trigram blob": lambda index: garble_rows(index, "trigrams"),
         "parsed row": lambda index: garble_rows(index, "parsed"),
@@ -240,6 +253,7 @@ def damaged_data(base: Path, corpus: Path, tally: Tally, rounds: int, rng: rando
         "index header": garble_header,
         "stored centrality": lambda index: garble_derived(index, RANK_ENTRY),
         "unreadable list": lambda index: garble_derived(index, UNREADABLE_ENTRY),
+        "stored BM25": garble_bm25,
     }
     for kind, damage in kinds.items():
         for round_ in range(rounds):
@@ -254,8 +268,8 @@ def damaged_data(base: Path, corpus: Path, tally: Tally, rounds: int, rng: rando
                 again = open_index(corpus, index, backend="local")
                 again.refresh()
                 again.embed_pending()
+                same = answers(again, PRESETS) == expected  # first: a stored BM25 is opened by the first question
                 said = again.status()["repairs"] or again.status()["last_error"]
-                same = answers(again, PRESETS) == expected
                 again.close()
             except Exception as error:
                 tally.add("damaged data", "lost", f"{kind}: {type(error).__name__}: {error}")

@@ -17,6 +17,8 @@ again: today the graph's centrality (`graph.centrality.StoredRank`, an `.npz` of
 carries the fingerprint of the rows it was computed from (`fingerprint`), so an entry that does not
 match the rows, or does not decode, is simply computed again. The table is additive: the rows'
 layout (and SCHEMA_VERSION) is unchanged, and an older index without it just lacks the entries.
+BM25, arrays best opened memory-mapped rather than read out of a blob, is kept the same way in a
+folder next to this file (`lexical.LexicalIndex.save`, keyed by the same fingerprint).
 
 SQLite's own checks pass on a row whose blob was garbled, so every row is checked as it is decoded:
 one that fails is deleted, its cause logged and listed in `repairs`, and its file re-indexed by the
@@ -270,7 +272,8 @@ class IndexStore:
         return _Transaction(self._db)
 
     def size_on_disk(self) -> int:
-        return sum(p.stat().st_size for p in self.folder.iterdir() if p.is_file())
+        """Bytes of everything kept in the index folder, the stored BM25's folder included."""
+        return sum(p.stat().st_size for p in self.folder.rglob("*") if p.is_file())
 
     def close(self) -> None:
         self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import accumulate
 
 import numpy as np
@@ -26,6 +26,11 @@ __all__ = ["LexicalCache", "literal_hits", "make_text_retriever"]
 # Files whose symbol lookup for literal hits stays cached (oldest evicted first): a few MB at most.
 ENCLOSING_CACHE_FILES = 8192
 
+# How the layer that owns the storage keeps BM25 between processes: `Opened` gives the stored index
+# for a snapshot's chunks (None: build it), `Built` is told of every index built.
+Opened = Callable[[Snapshot, list[Chunk]], LexicalIndex | None]
+Built = Callable[[Snapshot, LexicalIndex], None]
+
 
 class LexicalCache:
     """BM25 over the chunks of the latest snapshot.
@@ -34,9 +39,14 @@ class LexicalCache:
     is indexed in a background thread while queries keep using the previous index (a question's
     answer may lag an edit by that long; literal searches never lag). Only the very first build
     happens on the caller's thread.
+
+    `opened` and `built` let the caller keep an index on disk: a restart with unchanged rows opens the
+    stored one instead of building it (the index package knows nothing of snapshots' storage).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, opened: Opened | None = None, built: Built | None = None) -> None:
+        self._opened = opened
+        self._built = built
         self._lock = threading.Lock()
         self._generation = -1
         self._index: LexicalIndex | None = None
@@ -69,16 +79,24 @@ class LexicalCache:
             if self._index is None:
                 self._build(snapshot)
 
+    def _index_for(self, snapshot: Snapshot, chunks: list[Chunk]) -> LexicalIndex:
+        index = self._opened(snapshot, chunks) if self._opened is not None else None
+        if index is None:
+            index = LexicalIndex.build(chunks)
+            if self._built is not None:
+                self._built(snapshot, index)
+        return index
+
     def _build_locked(self, snapshot: Snapshot) -> None:
         chunks = snapshot.chunks()
-        index = LexicalIndex.build(chunks)
+        index = self._index_for(snapshot, chunks)
         with self._lock:
             if snapshot.generation > self._generation:
                 self._index, self._chunks, self._generation = index, chunks, snapshot.generation
 
     def _build(self, snapshot: Snapshot) -> None:
         self._chunks = snapshot.chunks()
-        self._index = LexicalIndex.build(self._chunks)
+        self._index = self._index_for(snapshot, self._chunks)
         self._generation = snapshot.generation
 
 

@@ -31,6 +31,7 @@ import numpy as np
 from ..graph.centrality import DamagedRank, StoredRank
 from ..graph.graph import CodeGraph
 from ..index.discovery import UnreadableFile, Walker, read_file
+from ..index.lexical import DamagedLexical, LexicalIndex
 from ..index.snapshot import ContentCache, Snapshot
 from ..index.store import IndexStore, StoredFile, default_index_dir, fingerprint
 from ..index.structure import parse_file
@@ -39,7 +40,7 @@ from ..index.trigram import DamagedTrigrams, TrigramIndex, file_trigrams, pack, 
 from ..model.languages import detect_language
 from ..model.memory import paused_gc
 from ..model.profiles import PRESETS
-from ..model.records import FileRecord, Hit, ParsedFile, Span, Symbol
+from ..model.records import Chunk, FileRecord, Hit, ParsedFile, Span, Symbol
 from ..model.settings import Settings
 from ..query.parsedquery import ParsedQuery
 from ..query.request import SearchRequest
@@ -86,6 +87,8 @@ PR_SET_PDEATHSIG = 1
 PARENT_POLL_S = 1.0
 # The store's derived entry that keeps the graph's centrality between runs.
 RANK_ENTRY = "graph.rank"
+# The folder, next to the index file, where BM25 is kept between processes (`LexicalIndex.save`).
+LEXICAL_FOLDER = "bm25"
 # ... and the files refused on reading (binary, minified), so a restart does not read them again.
 UNREADABLE_ENTRY = "unreadable"
 # Skipped files listed by name in status (all are counted by reason).
@@ -208,7 +211,11 @@ class Workspace:
         self._snapshot = self._load()
         self._unreadable = self._stored_unreadable()
         self._embedder = Embedder(self.settings, self.store.folder)
-        self._lexical = LexicalCache()
+        # The fingerprint of the rows the stored BM25 was built from, and the newest index not stored yet.
+        self._lexical_fingerprint: str | None = None
+        self._lexical_pending: tuple[str, LexicalIndex] | None = None
+        self._lexical_lock = threading.Lock()
+        self._lexical = LexicalCache(self._open_lexical, self._lexical_built)
         retrievers = {
             "text": make_text_retriever(self._lexical),
             "structural": structural,
@@ -285,6 +292,48 @@ class Workspace:
         if rank is not None:
             self.store.write_derived(RANK_ENTRY, current, rank.encode())
             self._stored_fingerprint = current
+
+    def _open_lexical(self, snapshot: Snapshot, chunks: list[Chunk]) -> LexicalIndex | None:
+        """The stored BM25 when it was built from exactly these rows; None (build it) otherwise."""
+        if snapshot.buffers or not snapshot.files:
+            return None  # an unsaved buffer's chunks are not in the rows
+        current = fingerprint(snapshot.files.values())
+        try:
+            index = LexicalIndex.load(self.store.folder / LEXICAL_FOLDER, current, chunks)
+        except DamagedLexical as error:
+            log.warning("%s: stored BM25 is damaged (%s); it is built again", self.store.folder, error)
+            self.store.repairs.append(f"stored BM25 index was damaged ({error}); rebuilt")
+            return None
+        if index is not None:
+            with self._lexical_lock:
+                self._lexical_fingerprint = current
+        return index
+
+    def _lexical_built(self, snapshot: Snapshot, index: LexicalIndex) -> None:
+        """Store a built BM25 at once when nothing stored fits (a restart then opens it); later builds,
+        one per burst of edits, are stored when the workspace closes rather than each time."""
+        if snapshot.buffers or not snapshot.files or self._closing.is_set():
+            return
+        current = fingerprint(snapshot.files.values())
+        with self._lexical_lock:
+            if current == self._lexical_fingerprint:
+                return
+            self._lexical_pending = (current, index)
+            if self._lexical_fingerprint is None:
+                self._store_lexical()
+
+    def _store_lexical(self) -> None:
+        """Write the pending BM25 (callers hold `_lexical_lock`); a failure only costs the next start a build."""
+        if self._lexical_pending is None:
+            return
+        current, index = self._lexical_pending
+        self._lexical_pending = None
+        try:
+            index.save(self.store.folder / LEXICAL_FOLDER, current)
+        except (OSError, ValueError, TypeError) as error:
+            log.warning("%s: BM25 not stored: %s", self.store.folder, error)
+            return
+        self._lexical_fingerprint = current
 
     def _rebuilt(self, base: Snapshot, files: dict[str, FileRecord], parsed: dict[str, ParsedFile],
                  packed: dict[str, bytes], changed: dict[str, np.ndarray], with_graph: bool = True,
@@ -827,4 +876,6 @@ class Workspace:
                 self._store_rank()
             except (OSError, sqlite3.Error) as error:  # the next start ranks again; closing must not fail
                 log.warning("%s: centrality not stored: %s", self.store.path, error)
+            with self._lexical_lock:
+                self._store_lexical()
             self.store.close()

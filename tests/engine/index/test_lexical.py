@@ -6,10 +6,11 @@ import hashlib
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 import tree_sitter as ts
 
-from fourfold.engine.index.lexical import LexicalIndex, chunk_tokens
+from fourfold.engine.index.lexical import DamagedLexical, LexicalIndex, chunk_tokens
 from fourfold.engine.model.languages import DOC_LANGUAGES, detect_language, grammar, has_grammar
 from fourfold.engine.model.records import Chunk, Span
 
@@ -189,3 +190,25 @@ def test_symbol_name_outranks_a_mention_in_a_body() -> None:
     )
     ranked = LexicalIndex.build([mention, named]).search("evict entries")
     assert [pos for pos, _ in ranked] == [1, 0]
+
+
+def test_a_saved_index_loads_memory_mapped_and_scores_the_same(
+    index: LexicalIndex, chunks: list[Chunk], tmp_path: Path
+) -> None:
+    index.save(tmp_path / "bm25", "rows-1")
+    loaded = LexicalIndex.load(tmp_path / "bm25", "rows-1", chunks)
+    assert loaded is not None and loaded.model is not None
+    assert isinstance(loaded.model.scores["data"], np.memmap)
+    assert loaded.definitions == index.definitions and loaded.size == index.size
+    for question, _ in QUESTIONS:
+        assert loaded.search(question) == index.search(question)
+
+
+def test_a_saved_index_is_not_loaded_for_other_rows_nor_for_other_chunks(
+    index: LexicalIndex, chunks: list[Chunk], tmp_path: Path
+) -> None:
+    index.save(tmp_path / "bm25", "rows-1")
+    assert LexicalIndex.load(tmp_path / "bm25", "rows-2", chunks) is None
+    assert LexicalIndex.load(tmp_path / "nothing", "rows-1", chunks) is None
+    with pytest.raises(DamagedLexical):
+        LexicalIndex.load(tmp_path / "bm25", "rows-1", chunks[:-1])
