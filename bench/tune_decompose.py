@@ -24,12 +24,12 @@ import itertools
 import json
 import sys
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
 
-from fourfold.engine import SearchRequest, Settings, Workspace
+from fourfold.engine import SearchRequest, Settings, Snapshot, Workspace
 from fourfold.engine.model.languages import detect_language
 from fourfold.engine.model.profiles import FUNCTION_FILE_POWER, FUNCTION_FLOOR, FUNCTION_WEIGHTS, MAX_QUERY_LENGTH
 from fourfold.engine.model.records import Span, Symbol
@@ -43,11 +43,12 @@ from fourfold.lsp.eval_localise import CUTOFF, TUNE_REPOS, Instance, load_instan
 SPAN = Span(0, 0, 0, 0)
 
 
-def collect(instances: Sequence[Instance], root: Path, index_dir: Path) -> list[dict[str, Any]]:
+def _corpora(instances: Sequence[Instance], root: Path,
+             index_dir: Path) -> Iterator[tuple[Workspace, Snapshot, list[Instance]]]:
+    """Each corpus with an unpacked folder: its refreshed workspace (closed after), snapshot and issues."""
     by_corpus: dict[str, list[Instance]] = defaultdict(list)
     for instance in instances:
         by_corpus[instance.corpus].append(instance)
-    rows = []
     for name, group in sorted(by_corpus.items()):
         folder = root / name
         if not folder.is_dir():
@@ -56,21 +57,26 @@ def collect(instances: Sequence[Instance], root: Path, index_dir: Path) -> list[
                               background=False)
         try:
             workspace.refresh()
-            snapshot = workspace.snapshot()
-            defined = partial(decompose.defining_files, snapshot)
-            for instance in group:
-                parts = plan(instance.text, snapshot.files, defined)
-                request = SearchRequest(instance.text[:MAX_QUERY_LENGTH])
-                answered = []
-                for part in parts:
-                    found = run_part(part, request, workspace.search, lambda path: True, "default", False)
-                    answered.append({"source": part.source, "query": part.query[:200],
-                                     "files": [result.path for result in found.results]})
-                rows.append({"id": instance.id, "repo": instance.repo, "gold": list(instance.gold_files),
-                             "parts": answered})
+            yield workspace, workspace.snapshot(), group
             print(f"{name}: {len(group)}", file=sys.stderr, flush=True)
         finally:
             workspace.close()
+
+
+def collect(instances: Sequence[Instance], root: Path, index_dir: Path) -> list[dict[str, Any]]:
+    rows = []
+    for workspace, snapshot, group in _corpora(instances, root, index_dir):
+        defined = partial(decompose.defining_files, snapshot)
+        for instance in group:
+            parts = plan(instance.text, snapshot.files, defined)
+            request = SearchRequest(instance.text[:MAX_QUERY_LENGTH])
+            answered = []
+            for part in parts:
+                found = run_part(part, request, workspace.search, lambda path: True, "default", False)
+                answered.append({"source": part.source, "query": part.query[:200],
+                                 "files": [result.path for result in found.results]})
+            rows.append({"id": instance.id, "repo": instance.repo, "gold": list(instance.gold_files),
+                         "parts": answered})
     return rows
 
 
@@ -145,37 +151,22 @@ def fit(rows: Sequence[Mapping[str, Any]]) -> None:
 def collect_functions(instances: Sequence[Instance], root: Path, index_dir: Path) -> list[dict[str, Any]]:
     """Per issue: its gold functions and every candidate function's file share and features, as the
     engine's own decomposed search (engine/decompose.search_decomposed) leaves them."""
-    by_corpus: dict[str, list[Instance]] = defaultdict(list)
-    for instance in instances:
-        by_corpus[instance.corpus].append(instance)
     rows = []
-    for name, group in sorted(by_corpus.items()):
-        folder = root / name
-        if not folder.is_dir():
-            continue
-        workspace = Workspace(folder, Settings(index_dir=str(index_dir / name), semantic_backend="none"),
-                              background=False)
-        try:
-            workspace.refresh()
-            snapshot = workspace.snapshot()
-            languages = {path: record.language for path, record in snapshot.files.items()}
-
-            for instance in group:
-                text = instance.text[:MAX_QUERY_LENGTH]
-                answer = decompose.search_decomposed(
-                    SearchRequest(text, limit=CUTOFF), languages, partial(decompose.defining_files, snapshot),
-                    workspace.search, "default", False, snapshot.parsed.get, snapshot.text)
-                found = localisation.candidates(answer.results, decompose.part_places(answer.parts),
-                                                snapshot.parsed.get, snapshot.text,
-                                                decompose.evidence_of(text, languages))
-                rows.append({"id": instance.id, "repo": instance.repo,
-                             "gold": [f"{path}::{span}" for path, span in instance.gold_functions],
-                             "candidates": [{"path": c.path, "symbol": c.symbol.qualified or c.symbol.name,
-                                             "share": c.file_share, "test": c.test, "features": dict(c.features)}
-                                            for c in found]})
-            print(f"{name}: {len(group)}", file=sys.stderr, flush=True)
-        finally:
-            workspace.close()
+    for workspace, snapshot, group in _corpora(instances, root, index_dir):
+        languages = {path: record.language for path, record in snapshot.files.items()}
+        for instance in group:
+            text = instance.text[:MAX_QUERY_LENGTH]
+            answer = decompose.search_decomposed(
+                SearchRequest(text, limit=CUTOFF), languages, partial(decompose.defining_files, snapshot),
+                workspace.search, "default", False, snapshot.parsed.get, snapshot.text)
+            found = localisation.candidates(answer.results, decompose.part_places(answer.parts),
+                                            snapshot.parsed.get, snapshot.text,
+                                            decompose.evidence_of(text, languages))
+            rows.append({"id": instance.id, "repo": instance.repo,
+                         "gold": [f"{path}::{span}" for path, span in instance.gold_functions],
+                         "candidates": [{"path": c.path, "symbol": c.symbol.qualified or c.symbol.name,
+                                         "share": c.file_share, "test": c.test, "features": dict(c.features)}
+                                        for c in found]})
     return rows
 
 
