@@ -117,6 +117,20 @@ def alive(pid: int) -> bool:
 
 # --- hostile trees -----------------------------------------------------------------------------
 
+def probe(code: str, family: str, label: str, tally: Tally) -> dict[str, Any] | None:
+    """Run `code` in a fresh interpreter and read the JSON line it prints last; a hang or a non-zero
+    exit is counted as lost under `family` (None is returned then)."""
+    try:
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=HANG_S)
+    except subprocess.TimeoutExpired:
+        tally.add(family, "lost", f"{label}: hung")
+        return None
+    if done.returncode != 0:
+        tally.add(family, "lost", f"{label}: exit {done.returncode}: {done.stderr.strip()[-200:]}")
+        return None
+    return dict(json.loads(done.stdout.splitlines()[-1]))
+
+
 def hostile_trees(base: Path, corpus: Path, clean: set[str], tally: Tally) -> None:
     """Each hazard is added to a copy of the corpus: the index must be ready and hold every file the
     clean one holds (the hazard costs its own entry at most), and a literal search must answer."""
@@ -170,15 +184,9 @@ def hostile_trees(base: Path, corpus: Path, clean: set[str], tally: Tally) -> No
             print(json.dumps({{"state": ws.status()["state"], "skipped": ws.status()["skipped_by_reason"],
                               "paths": sorted(ws.snapshot().files), "answered": len(found)}}))
         """)
-        try:
-            done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=HANG_S)
-        except subprocess.TimeoutExpired:
-            tally.add("hostile tree", "lost", f"{name}: hung")
+        report = probe(code, "hostile tree", name, tally)
+        if report is None:
             continue
-        if done.returncode != 0:
-            tally.add("hostile tree", "lost", f"{name}: exit {done.returncode}: {done.stderr.strip()[-200:]}")
-            continue
-        report = json.loads(done.stdout.splitlines()[-1])
         same = clean <= set(report["paths"]) and report["answered"] > 0
         refused = bool(report["skipped"]) or name.startswith("UTF-16")
         outcome = "lost" if report["state"] != "ready" or not same else "recovered" if refused else "survived"
@@ -334,6 +342,7 @@ def worker_crashes(base: Path, corpus: Path, tally: Tally, rounds: int) -> None:
         files = sorted(p for p in root.rglob("*") if p.is_file())
         target = files[len(files) * (round_ + 1) // (rounds + 1)].parent / POISON  # early, middle, late
         target.write_text("export const poison = 1;\n")
+        relative = target.relative_to(root).as_posix()
         code = textwrap.dedent(f"""
             import json, sys
             from pathlib import Path
@@ -344,21 +353,16 @@ def worker_crashes(base: Path, corpus: Path, tally: Tally, rounds: int) -> None:
                            background=False)
             ws.index_job = crash_on_poison
             ws.refresh()
-            print(json.dumps({{"state": ws.status()["state"], "skipped": ws.status()["skipped_files"],
+            print(json.dumps({{"state": ws.status()["state"], "culprit": ws.snapshot().skipped.get({relative!r}),
                               "paths": sorted(ws.snapshot().files)}}))
         """)
-        relative = target.relative_to(root).as_posix()
-        try:
-            done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=HANG_S)
-        except subprocess.TimeoutExpired:
-            tally.add("worker crash", "lost", f"{relative}: hung")
+        report = probe(code, "worker crash", relative, tally)
+        if report is None:
             continue
-        if done.returncode != 0:
-            tally.add("worker crash", "lost", f"{relative}: exit {done.returncode}: {done.stderr.strip()[-200:]}")
-            continue
-        report = json.loads(done.stdout.splitlines()[-1])
         kept = clean <= set(report["paths"]) and relative not in report["paths"]
-        said = {"path": relative, "reason": "crashed the indexing worker process"} in report["skipped"]
+        # the culprit's own entry: the status lists only the first skipped files, and a big tree's
+        # binary files come before it
+        said = report["culprit"] == "crashed the indexing worker process"
         outcome = "recovered" if report["state"] == "ready" and kept and said else "lost"
         tally.add("worker crash", outcome, f"{relative}: {len(report['paths'])} files indexed, the culprit skipped")
         shutil.rmtree(root, ignore_errors=True)
