@@ -56,6 +56,9 @@ cleanup() {
 trap cleanup EXIT
 WS="$STATE/polyglot"
 cp -r "$ROOT/tests/fixtures/polyglot" "$WS" && chmod -R u+w "$WS"
+# Three files that call a name above its definition, for the Ctrl+T landing checks.
+mkdir -p "$WS/languages"
+cp "$ROOT"/tests/fixtures/languages/{client.kt,config.lua,report.py} "$WS/languages/" && chmod -R u+w "$WS/languages"
 mkdir -p "$WS/.vscode"
 cat > "$WS/.vscode/settings.json" <<JSON
 {

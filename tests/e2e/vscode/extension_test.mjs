@@ -122,6 +122,29 @@ if (page) {
     return JSON.stringify(rows.slice(0, 4));
   });
 
+  // Each of these files calls the name above the line that defines it (tests/fixtures/languages);
+  // Ctrl+T must put the cursor on the definition's name, never on the use.
+  for (const [file, name, defines] of [
+    ['client.kt', 'makeClient', /^fun makeClient\b/],
+    ['config.lua', 'merge', /^function M\.merge\b/],
+    ['report.py', 'render', /^def render\b/],
+  ]) {
+    await check(`Ctrl+T on ${name} (used above its definition in ${file}) lands on the definition's name`, async () => {
+      const lines = fs.readFileSync(path.join(workspace, 'languages', file), 'utf8').split('\n');
+      const line = lines.findIndex((l) => defines.test(l));
+      const use = lines.findIndex((l) => l.includes(name));
+      if (line < 0 || use >= line) throw new Error(`fixture ${file} does not use ${name} above its definition`);
+      const want = `Ln ${line + 1}, Col ${lines[line].indexOf(name) + 1}`;
+      await vsc.goToWorkspaceSymbol(page, name, name, file);
+      await until(`${file} as the active tab`, async () =>
+        (await page.locator('.tabs-container .tab.active').innerText().catch(() => '')).includes(file) ? file : '');
+      return until(`cursor at ${want}`, async () => {
+        const found = (await statusText()).match(/Ln \d+, Col \d+/);
+        return found && found[0] === want ? want : '';
+      }, { timeout: 10_000 });
+    });
+  }
+
   await check('a file created on disk is found by the next search', async () => {
     fs.writeFileSync(path.join(workspace, 'web', 'src', 'fresh.js'),
       'export function freshlyAddedHelper(items) {\n  return items.filter(Boolean);\n}\n');

@@ -166,6 +166,31 @@ export async function workspaceSymbols(page, query, { expect, timeout = 30_000, 
 }
 
 /**
+ * Ctrl+T for `query`, then pick the row named `name` whose aria label mentions `file` (VS Code puts the
+ * symbol's folder and file there) and press Enter on it, so the editor jumps to where the server put it.
+ */
+export async function goToWorkspaceSymbol(page, query, name, file, { timeout = 30_000 } = {}) {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    await closeQuickInput(page);
+    await openQuickInput(page, 'Control+t', '#' + query);
+    const row = page.locator(QI_ROW).filter({ has: page.locator('.label-name', { hasText: new RegExp(`^${escapeRe(name)}$`) }) })
+      .filter({ hasText: file });
+    try {
+      await row.first().waitFor({ state: 'visible', timeout: Math.min(5_000, Math.max(500, deadline - Date.now())) });
+      await row.first().click({ timeout: 5_000 });
+      return;
+    } catch (e) {
+      if (Date.now() >= deadline) {
+        const rows = await quickInputRows(page);
+        await closeQuickInput(page);
+        throw new Error(`workspace symbol "${query}": no row ${name} in ${file}; rows: ${JSON.stringify(rows)}`);
+      }
+    }
+  }
+}
+
+/**
  * Text of the webviews on the page. Webview content lives two iframes deep; every frame whose url is
  * a webview's fake.html document is read. With { contains } it waits until one has that text.
  */
