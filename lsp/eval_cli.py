@@ -30,8 +30,9 @@ from fourfold.lsp.evaluation import (
 )
 
 PRESETS = ("quick", "default", "thorough")
-# Looked for beside a semble query file: it names each repo's benchmark_root.
-SEMBLE_REPOS_FILES = ("semble_repos.json", "repos.json")
+# Looked for beside a semble query file: it names each repo's benchmark_root. `X.jsonl` reads `X-repos.json`
+# first, so several semble sets can share one folder.
+SEMBLE_REPOS_FILES = ("{stem}-repos.json", "semble_repos.json", "repos.json")
 
 
 def add_eval_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -104,7 +105,8 @@ def _listed(value: str) -> tuple[str, ...]:
 
 
 def _repos_file(queries_path: Path) -> Path | None:
-    return next((path for name in SEMBLE_REPOS_FILES if (path := queries_path.parent / name).is_file()), None)
+    names = (name.format(stem=queries_path.stem) for name in SEMBLE_REPOS_FILES)
+    return next((path for name in names if (path := queries_path.parent / name).is_file()), None)
 
 
 def _figure(value: float | None) -> str:

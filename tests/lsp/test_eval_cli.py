@@ -69,6 +69,24 @@ def test_semble_file_gets_per_repo_table(tmp_path: Path, capsys: pytest.CaptureF
     assert "| **mean** | 1.000 |" in out
 
 
+def test_a_query_file_reads_its_own_repos_file_before_the_shared_one(tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    repo = tmp_path / "corpora" / "mini" / "lib"
+    repo.mkdir(parents=True)
+    (repo / "retry.py").write_text("def retry_with_backoff(operation):\n    return operation()\n")
+    queries = tmp_path / "held-out.jsonl"
+    queries.write_text(json.dumps({"id": "mini-0", "repo": "mini", "query": "retry_with_backoff",
+                                   "category": "symbol",
+                                   "gold": [{"path": "lib/retry.py", "start_line": None, "end_line": None,
+                                             "kind": "relevant"}]}) + "\n")
+    # The shared file names another root; held-out-repos.json, the set's own, must win.
+    (tmp_path / "semble_repos.json").write_text(json.dumps({"repos": [{"name": "mini", "benchmark_root": "src"}]}))
+    (tmp_path / "held-out-repos.json").write_text(json.dumps({"repos": [{"name": "mini", "benchmark_root": "lib"}]}))
+    code = run(["eval", str(queries), "--root", str(tmp_path / "corpora"), "--index-dir", str(tmp_path / "index")])
+    assert code == 0
+    assert "| mini | 1.000 |" in capsys.readouterr().out
+
+
 def test_bad_preset_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code = run(["eval", str(FIXTURES / "queries" / "polyglot.jsonl"), "--root", str(tmp_path), "--preset", "fast"])
     assert code == 2
