@@ -168,6 +168,16 @@ class LexicalIndex:
         _check_fits(model, size)
         return cls(model, size, _definitions(chunks))
 
+    def document_share(self, tokens: Sequence[str]) -> float:
+        """The fraction of chunks that contain every one of `tokens` at most: the smallest share among
+        them (a word's tokens are its parts, and the word is no commoner than its rarest part); 0 for a
+        token no chunk has."""
+        if self.model is None or not self.size or not tokens:
+            return 0.0
+        vocab, indptr = self.model.vocab_dict, self.model.scores["indptr"]
+        counts = [int(indptr[vocab[token] + 1] - indptr[vocab[token]]) if token in vocab else 0 for token in tokens]
+        return min(counts) / self.size
+
     def search(self, query: str, limit: int = 50) -> list[tuple[int, float]]:
         """(chunk position, score) of the best chunks for a text, best first; only positive scores."""
         return self.search_tokens(query_tokens(query), limit)

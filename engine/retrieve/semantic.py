@@ -2,20 +2,27 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
+from ..index.lexical import LexicalIndex
 from ..index.snapshot import Snapshot
-from ..model.profiles import VECTOR_CANDIDATES
+from ..model.profiles import SEMANTIC_WORD_SMOOTHING, VECTOR_CANDIDATES
 from ..model.records import Chunk, Hit
+from ..model.tokens import query_tokens
 from ..query.parsedquery import ParsedQuery
 from ..query.request import Ranking
 from ..semantic.vectors import VectorIndex
 from .retriever import Retriever, chunk_hit
+from .text import LexicalCache
 
-__all__ = ["SemanticState", "SemanticView", "make_semantic_retriever"]
+__all__ = ["SemanticState", "SemanticView", "make_semantic_retriever", "word_weights"]
+
+# A query's words, as the embedding models split text (`embedding._WORD`).
+_WORD = re.compile(r"\w+")
 
 
 @dataclass(frozen=True)
@@ -28,7 +35,8 @@ class SemanticView:
 
     vectors: VectorIndex
     chunks_by_digest: Mapping[str, Chunk]
-    embed_query: Callable[[str], object]
+    # The query text and its words' weights (SEMANTIC_WORD_SMOOTHING) -> the query's vector.
+    embed_query: Callable[[str, Mapping[str, float]], object]
     backend: str
     model: str
 
@@ -40,9 +48,26 @@ class SemanticState:
         self.view: SemanticView | None = None
 
 
-def make_semantic_retriever(state: SemanticState) -> Retriever:
+def word_weights(text: str, lexical: LexicalIndex) -> dict[str, float]:
+    """Each word of `text` that chunks of the workspace share, weighted a / (a + its share of the chunks)
+    (SEMANTIC_WORD_SMOOTHING); words no chunk has and stop words are left out, so they weigh 1."""
+    smoothing = SEMANTIC_WORD_SMOOTHING
+    weights: dict[str, float] = {}
+    for word in dict.fromkeys(_WORD.findall(text)):
+        tokens = query_tokens(word)
+        share = lexical.document_share(tokens) if tokens else 0.0
+        if share > 0:
+            weights[word] = smoothing / (smoothing + share)
+    return weights
+
+
+def make_semantic_retriever(state: SemanticState, lexical: LexicalCache | None = None) -> Retriever:
     """Nearest chunks by cosine: a binary shortlist rescored in float, or (ablation) every vector exactly.
-    For find_similar with a seed, nearest to the seed's own stored vector instead of the query's."""
+    For find_similar with a seed, nearest to the seed's own stored vector instead of the query's.
+
+    With `lexical`, the query's words are weighted by how rare they are among the chunks (`word_weights`),
+    read from the BM25 index that counts them already.
+    """
 
     def semantic(snapshot: Snapshot, query: ParsedQuery, features: Ranking, depth: int) -> list[Hit]:
         view = state.view
@@ -51,7 +76,11 @@ def make_semantic_retriever(state: SemanticState) -> Retriever:
         hits = []
         seed = query.classification.seed
         stored = view.vectors.vector(seed.chunk.digest) if seed is not None and seed.chunk is not None else None
-        vector = stored if stored is not None else np.asarray(view.embed_query(query.raw))
+        if stored is not None:
+            vector = stored
+        else:
+            weights = word_weights(query.raw, lexical.get(snapshot)[0]) if lexical is not None else {}
+            vector = np.asarray(view.embed_query(query.raw, weights))
         candidates = VECTOR_CANDIDATES if features.binary_vectors else len(view.vectors)
         for key, score in view.vectors.search_keys(vector, limit=depth, candidates=candidates):
             chunk = view.chunks_by_digest.get(key)

@@ -12,6 +12,7 @@ slower but offline too; without the extra, `minilm` is `local` with the reason.
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import functools
 import itertools
@@ -20,7 +21,7 @@ import math
 import re
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -131,6 +132,19 @@ class Backend(Protocol):
         """One float32 L2-normalised vector."""
 
 
+def query_vector(backend: Backend, text: str, weights: Mapping[str, float]) -> np.ndarray:
+    """The backend's vector of a query whose words weigh `weights` (by word; the others 1).
+
+    Only a model that pools static token vectors (`local`, `code`) has an `embed_weighted`: there the
+    weights turn its plain mean into a weighted one. A contextual model (MiniLM, Voyage) already
+    weighs a word by its context, and gets the text alone.
+    """
+    weighted = getattr(backend, "embed_weighted", None)
+    if weighted is None or not weights:
+        return backend.embed_query(text)
+    return np.asarray(weighted(text, weights), dtype=np.float32)
+
+
 def _normalised(matrix: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     return np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0)
@@ -193,6 +207,23 @@ class LocalBackend:
     def embed_query(self, text: str) -> np.ndarray:
         return self._embed_batch([text])[0]
 
+    def embed_weighted(self, text: str, weights: Mapping[str, float]) -> np.ndarray:
+        """`embed_query` with each token weighted by the word it ends in (`weights`; other words 1)."""
+        embedding, tokenizer = _wordllama_model(self._limits.max_tokens)
+        clipped = text[: self._limits.max_tokens * self._limits.max_chars_per_token]
+        encoding = tokenizer.encode(clipped, add_special_tokens=False)
+        words = [(match.end(), weights.get(match.group(), 1.0)) for match in _WORD.finditer(clipped)]
+        ends = [end for end, _ in words]
+        # A token's offsets may include the space before its word, so its last character places it.
+        row = [
+            words[at][1] if (at := bisect.bisect_right(ends, end - 1)) < len(words) else 1.0
+            for _, end in encoding.offsets
+        ]
+        ids = np.clip(np.asarray(encoding.ids, dtype=np.int64), 0, embedding.shape[0] - 1)
+        summed = np.asarray(row, dtype=np.float32) @ np.asarray(embedding[ids], dtype=np.float32) if ids.size \
+            else np.zeros(self.dims, dtype=np.float32)
+        return _normalised(summed.reshape(1, -1))[0]
+
     def _embed_batch(self, texts: Sequence[str]) -> np.ndarray:
         """Sum token rows per text with one sparse product (no padding), then normalise."""
         import scipy.sparse
@@ -224,6 +255,7 @@ def code_bag(
     text: str,
     lookup: Callable[[str], tuple[int, ...]],
     unknown: Callable[[str], tuple[str, ...]] | None = None,
+    word_weights: Mapping[str, float] | None = None,
 ) -> tuple[list[int], list[float], dict[str, float]]:
     """Vocabulary ids of a text's code tokens and their weights, 1 + ln(count): a token repeated
     forty times in a body says more than one said once, but not forty times more.
@@ -231,19 +263,27 @@ def code_bag(
     The tokens are `fourfold.engine.model.tokens`' (identifiers split at camelCase/snake_case, lowercased,
     stop words dropped, light stemming, compounds kept), the same at training, index and query time;
     `lookup` maps a word to its tokens' ids (unknown tokens have none). With `unknown` (word -> its
-    tokens outside the vocabulary), those tokens come back too, with their weights.
+    tokens outside the vocabulary), those tokens come back too, with their weights. `word_weights` (a
+    query's, by word; other words 1) scales each token by the mean weight of the words it came from.
     """
     counts: dict[int, int] = {}
+    scales: dict[int, float] = {}
     missing: dict[str, int] = {}
+    missing_scales: dict[str, float] = {}
     for word in _WORD.findall(text[:CODE_MAX_CHARS]):
+        scale = 1.0 if word_weights is None else word_weights.get(word, 1.0)
         for index in lookup(word):
             counts[index] = counts.get(index, 0) + 1
+            scales[index] = scales.get(index, 0.0) + scale
         if unknown is not None:
             for token in unknown(word):
                 missing[token] = missing.get(token, 0) + 1
+                missing_scales[token] = missing_scales.get(token, 0.0) + scale
     ids = list(counts)
-    weights = [1.0 + math.log(count) for count in counts.values()]
-    return ids, weights, {token: 1.0 + math.log(count) for token, count in missing.items()}
+    weights = [(1.0 + math.log(count)) * scales[index] / count for index, count in counts.items()]
+    return ids, weights, {
+        token: (1.0 + math.log(count)) * missing_scales[token] / count for token, count in missing.items()
+    }
 
 
 # A word outside the vocabulary (often a repository's own name: `zod`, `kleisli`, `railtie`) gets
@@ -322,9 +362,10 @@ class CodeModel:
                 cache[token] = summed * (length / np.float32(norm)) if norm > 0 else np.zeros(self.dims, np.float32)
             return np.stack([cache[token] for token in tokens])
 
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
+    def embed(self, texts: Sequence[str], word_weights: Mapping[str, float] | None = None) -> np.ndarray:
         """L2-normalised weighted sums of token vectors, one sparse product per batch; unknown
-        tokens add their fallback vectors through a second, small product."""
+        tokens add their fallback vectors through a second, small product. `word_weights` scale
+        the words of every text (a query's rarity weights)."""
         import scipy.sparse
 
         unknown = self.unknown if self.fallback else None
@@ -336,7 +377,7 @@ class CodeModel:
         extra_weights: list[float] = []
         extra_rows: dict[str, int] = {}
         for text in texts:
-            ids, row_weights, missing = code_bag(text, self.lookup, unknown)
+            ids, row_weights, missing = code_bag(text, self.lookup, unknown, word_weights)
             indices.extend(ids)
             weights.extend(row_weights)
             indptr.append(len(indices))
@@ -413,6 +454,10 @@ class CodeBackend:
 
     def embed_query(self, text: str) -> np.ndarray:
         return load_code_model(self._folder).embed([text])[0]
+
+    def embed_weighted(self, text: str, weights: Mapping[str, float]) -> np.ndarray:
+        """`embed_query` with each word's tokens scaled by `weights` (by word; other words 1)."""
+        return load_code_model(self._folder).embed([text], weights)[0]
 
 
 class NoneBackend:

@@ -13,6 +13,7 @@ SemanticView, so a query is always embedded by the model of the index it searche
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 from collections.abc import Callable, Iterator, Mapping
@@ -28,7 +29,7 @@ from ..model.settings import Settings
 from ..retrieve.semantic import SemanticState, SemanticView
 from ..semantic.backends import make_backend
 from ..semantic.embedcache import EmbedCache, embed_cached
-from ..semantic.embedding import Backend, LocalBackend
+from ..semantic.embedding import Backend, LocalBackend, query_vector
 from ..semantic.vectors import VectorIndex
 
 log = logging.getLogger(__name__)
@@ -213,7 +214,8 @@ class Embedder:
             return  # nothing embedded yet (cancelled at once, or no chunks): keep what answers now
         matrix = np.stack([vectors[key].astype(np.float32) for key in keys])
         self.state.view = SemanticView(
-            VectorIndex.build(keys, matrix), chunks, backend.embed_query, backend.name, backend.model
+            VectorIndex.build(keys, matrix), chunks, functools.partial(query_vector, backend), backend.name,
+            backend.model,
         )
         self.embedded = len(keys)
 

@@ -220,7 +220,7 @@ class Workspace:
             "text": make_text_retriever(self._lexical),
             "structural": structural,
             "graph": graph,
-            "semantic": make_semantic_retriever(self._embedder.state),
+            "semantic": make_semantic_retriever(self._embedder.state, self._lexical),
         }
         self._searcher = Searcher(
             retrievers, self.settings.preset, self._embedder.available, self.settings.demote_factor

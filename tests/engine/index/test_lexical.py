@@ -212,3 +212,21 @@ def test_a_saved_index_is_not_loaded_for_other_rows_nor_for_other_chunks(
     assert LexicalIndex.load(tmp_path / "nothing", "rows-1", chunks) is None
     with pytest.raises(DamagedLexical):
         LexicalIndex.load(tmp_path / "bm25", "rows-1", chunks[:-1])
+
+
+def _plugin_chunks() -> list[Chunk]:
+    """Four chunks that all say "plugin"; one also says "lockfile", two say "commit"."""
+    bodies = ["plugin lockfile pins", "plugin commit list", "plugin commit log", "plugin loader"]
+    return [Chunk(f"lua/{n}.lua", Span(0, 0, 1, 0), "function", None, body, str(n)) for n, body in enumerate(bodies)]
+
+
+def test_document_share_counts_chunks_not_occurrences() -> None:
+    index = LexicalIndex.build(_plugin_chunks())
+    assert index.document_share(["plugin"]) == 1.0
+    assert index.document_share(["commit"]) == 0.5
+    assert index.document_share(["lockfil"]) == 0.25  # the stemmed token BM25 stores
+    # A word's share is its rarest part's; a token no chunk has makes it absent.
+    assert index.document_share(["plugin", "commit"]) == 0.5
+    assert index.document_share(["plugin", "zyxwvut"]) == 0.0
+    assert index.document_share([]) == 0.0
+    assert LexicalIndex.build([]).document_share(["plugin"]) == 0.0

@@ -7,7 +7,7 @@ mention it more often than it does, an error class, a function and a class about
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
 
@@ -17,11 +17,11 @@ import pytest
 from fourfold.engine import SearchRequest, Settings, Workspace, classify
 from fourfold.engine.index.lexical import LexicalIndex
 from fourfold.engine.index.snapshot import Snapshot
-from fourfold.engine.model.profiles import VECTOR_CANDIDATES
+from fourfold.engine.model.profiles import SEMANTIC_WORD_SMOOTHING, VECTOR_CANDIDATES
 from fourfold.engine.model.records import Chunk, Hit, Span, Symbol
 from fourfold.engine.query.parsedquery import parse_query
 from fourfold.engine.query.request import Ranking
-from fourfold.engine.retrieve.semantic import SemanticState, SemanticView, make_semantic_retriever
+from fourfold.engine.retrieve.semantic import SemanticState, SemanticView, make_semantic_retriever, word_weights
 from fourfold.engine.retrieve.structural import structural
 from fourfold.engine.retrieve.text import LexicalCache, _Enclosing, make_text_retriever
 from fourfold.engine.semantic.vectors import VectorIndex
@@ -199,7 +199,9 @@ def _view() -> SemanticView:
     chunks += [Chunk("text/pipeline.py", Span(n, 0, n, 0), "gap", None, "faint", f"faint{n}")
                for n in range(len(faint))]
     vectors = VectorIndex.build([chunk.digest for chunk in chunks], np.vstack([best, faint]))
-    return SemanticView(vectors, {chunk.digest: chunk for chunk in chunks}, lambda text: query, "test", "signs")
+    return SemanticView(
+        vectors, {chunk.digest: chunk for chunk in chunks}, lambda text, weights: query, "test", "signs"
+    )
 
 
 def test_exact_float_vectors_find_what_the_binary_shortlist_misses(workspace: Workspace) -> None:
@@ -230,3 +232,35 @@ def test_float_vectors_still_answer_through_a_workspace(tmp_path: Path) -> None:
     # fewer chunks than the shortlist holds: the exact scan and the shortlist agree
     assert [r.path for r in exact.results] == [r.path for r in binary.results]
     assert exact.results[0].path == "text/lexer.py"
+
+
+def test_a_query_word_that_most_chunks_share_weighs_less() -> None:
+    bodies = ["plugin lockfile pins", "plugin commit list", "plugin commit log", "plugin loader"]
+    chunks = [Chunk(f"lua/{n}.lua", Span(0, 0, 1, 0), "function", None, body, str(n)) for n, body in enumerate(bodies)]
+    weights = word_weights("how the lockfile pins plugin commits, zyxwvut", LexicalIndex.build(chunks))
+    smoothing = SEMANTIC_WORD_SMOOTHING
+    assert weights == pytest.approx({
+        "plugin": smoothing / (smoothing + 1.0),
+        "commits": smoothing / (smoothing + 0.5),
+        "lockfile": smoothing / (smoothing + 0.25),
+        "pins": smoothing / (smoothing + 0.25),
+    })  # stop words ("how", "the") and words no chunk has keep their full weight: they are absent
+
+
+def test_the_semantic_retriever_embeds_the_query_with_its_word_weights(workspace: Workspace) -> None:
+    snapshot = workspace.snapshot()
+    seen: list[dict[str, float]] = []
+    state = SemanticState()
+    view = _view()
+
+    def recording(text: str, weights: Mapping[str, float]) -> object:
+        seen.append(dict(weights))
+        return view.embed_query(text, {})
+
+    state.view = replace(view, embed_query=recording)
+    lexical = LexicalCache()
+    make_semantic_retriever(state, lexical)(snapshot, parse_query("split words into tokens"), FULL, 10)
+    make_semantic_retriever(state)(snapshot, parse_query("split words into tokens"), FULL, 10)
+    index, _ = lexical.get(snapshot)
+    assert seen[0] == word_weights("split words into tokens", index) and seen[0], "the workspace's words are shared"
+    assert seen[1] == {}, "without the BM25 index every word weighs 1"

@@ -125,3 +125,21 @@ def test_code_backend_serves_search_through_a_workspace(tmp_path: Path) -> None:
         assert result["results"][0]["path"] == "net/retry.py"
     finally:
         workspace.close()
+
+
+def test_word_weights_scale_each_token_by_the_words_it_came_from() -> None:
+    model = load_code_model()
+    text = "retry the failing call, retry with backoff"
+    ids, plain, _ = code_bag(text, model.lookup)
+    same_ids, scaled, _ = code_bag(text, model.lookup, word_weights={"retry": 0.25})
+    assert same_ids == ids
+    retry = set(model.lookup("retry"))
+    for index, before, after in zip(ids, plain, scaled, strict=True):
+        assert after == (before * 0.25 if index in retry else before)
+
+
+def test_a_weighted_code_query_with_unit_weights_is_the_plain_query() -> None:
+    backend = CodeBackend()
+    text = "retry a failing call with exponential backoff"
+    assert np.allclose(backend.embed_weighted(text, {"retry": 1.0}), backend.embed_query(text), atol=1e-6)
+    assert not np.allclose(backend.embed_weighted(text, {"retry": 0.1}), backend.embed_query(text), atol=1e-3)

@@ -159,3 +159,32 @@ def test_make_backend_maps_settings_and_explains_fallbacks(
         backend.begin_run()
         assert reason in (backend.fallback_reason or ""), "a missing key is not fixed by a new run"
         assert backend.embed_query("retry").shape == (256,)
+
+
+def _cosine(a: np.ndarray, b: np.ndarray) -> float:
+    return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+
+
+def test_a_weighted_query_with_unit_weights_is_the_plain_query() -> None:
+    backend = LocalBackend()
+    text = "how the lockfile pins plugin commits"
+    assert np.allclose(backend.embed_weighted(text, {"plugin": 1.0}), backend.embed_query(text), atol=1e-5)
+
+
+def test_a_word_weighted_down_pulls_the_query_less() -> None:
+    backend = LocalBackend()
+    text = "how the lockfile pins plugin commits"
+    plain = backend.embed_query(text)
+    discounted = backend.embed_weighted(text, {"plugin": 0.05})
+    assert abs(float(np.linalg.norm(discounted)) - 1.0) < 1e-5
+    plugin, lockfile = backend.embed_query("plugin"), backend.embed_query("lockfile")
+    assert _cosine(discounted, plugin) < _cosine(plain, plugin)
+    assert _cosine(discounted, lockfile) > _cosine(plain, lockfile)
+
+
+def test_query_vector_weighs_words_only_where_the_model_pools_static_vectors() -> None:
+    local, none = LocalBackend(), NoneBackend()
+    text = "plugin lockfile"
+    assert np.allclose(embedding_module.query_vector(local, text, {}), local.embed_query(text))
+    assert not np.allclose(embedding_module.query_vector(local, text, {"plugin": 0.05}), local.embed_query(text))
+    assert embedding_module.query_vector(none, text, {"plugin": 0.05}).shape == (0,)
