@@ -24,6 +24,7 @@ class Ranking:
     file's next best chunks to its score for an understanding question.
     `k` overrides the preset's RRF constant; `without` removes modalities from every route;
     `binary_vectors` off scores every vector exactly instead of a binary shortlist rescored in float;
+    `word_weights` weighs a semantic query's words by how rare they are among the chunks;
     `weights` replaces rows of the DESIGN §3 weight table on fused routes (`bench/fit_weights.py`
     measures alternatives with it; the shipped table is `profiles.WEIGHTS`).
     """
@@ -34,6 +35,7 @@ class Ranking:
     file_aggregation: bool = True
     path_priors: bool = True
     centrality: bool = True
+    word_weights: bool = True
     binary_vectors: bool = True
     k: int | None = None
     without: frozenset[str] = field(default_factory=frozenset)

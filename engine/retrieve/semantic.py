@@ -79,7 +79,8 @@ def make_semantic_retriever(state: SemanticState, lexical: LexicalCache | None =
         if stored is not None:
             vector = stored
         else:
-            weights = word_weights(query.raw, lexical.get(snapshot)[0]) if lexical is not None else {}
+            weigh = lexical is not None and features.word_weights
+            weights = word_weights(query.raw, lexical.get(snapshot)[0]) if weigh and lexical is not None else {}
             vector = np.asarray(view.embed_query(query.raw, weights))
         candidates = VECTOR_CANDIDATES if features.binary_vectors else len(view.vectors)
         for key, score in view.vectors.search_keys(vector, limit=depth, candidates=candidates):

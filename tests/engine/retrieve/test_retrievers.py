@@ -261,6 +261,8 @@ def test_the_semantic_retriever_embeds_the_query_with_its_word_weights(workspace
     lexical = LexicalCache()
     make_semantic_retriever(state, lexical)(snapshot, parse_query("split words into tokens"), FULL, 10)
     make_semantic_retriever(state)(snapshot, parse_query("split words into tokens"), FULL, 10)
+    make_semantic_retriever(state, lexical)(snapshot, parse_query("split words"), Ranking(word_weights=False), 10)
     index, _ = lexical.get(snapshot)
     assert seen[0] == word_weights("split words into tokens", index) and seen[0], "the workspace's words are shared"
     assert seen[1] == {}, "without the BM25 index every word weighs 1"
+    assert seen[2] == {}, "the ablation switch turns the weights off"

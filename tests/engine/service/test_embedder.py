@@ -51,7 +51,7 @@ def watch(embedder: Embedder, seen: list[Seen], cancel_after: int | None = None,
           cancel: threading.Event | None = None) -> Callable[[int, int], None]:
     def progress(done: int, total: int) -> None:
         view = embedder.state.view
-        matches = view is None or view.vectors.dims == np.asarray(view.embed_query("json")).shape[0]
+        matches = view is None or view.vectors.dims == np.asarray(view.embed_query("json", {})).shape[0]
         seen.append(Seen(embedder.phase, embedder.active_backend, matches, done, total))
         if cancel is not None and cancel_after is not None and embedder.phase == "minilm" and done >= cancel_after:
             cancel.set()
@@ -105,9 +105,8 @@ def test_local_answers_first_then_minilm_takes_over_whole(corpus: tuple[Workspac
     assert (embedder.active_model, embedder.phase, embedder.pending, embedder.embedded) == (
         MINILM_MODEL, "ready", None, total,
     )
-    scores = {view.chunks_by_digest[key].path: score
-              for key, score in view.vectors.search_keys(np.asarray(view.embed_query("read settings from a json file")),
-                                                         limit=3)}
+    query = np.asarray(view.embed_query("read settings from a json file", {}))
+    scores = {view.chunks_by_digest[key].path: score for key, score in view.vectors.search_keys(query, limit=3)}
     assert next(iter(scores)) == "config.py", scores
 
 
