@@ -45,7 +45,8 @@ from ..model.records import FileRecord, ParsedFile
 # Bump whenever the row layout, a record's fields, or anything derived from parsing changes meaning,
 # and when the graph resolves names differently: the stored centrality is keyed by this number too.
 # 11: the records live in `fourfold.engine.model.records` (rows are pickled under their module's name).
-SCHEMA_VERSION = 11
+# 12: a C++ namespace's using-declarations (`using std::string_view;`) are definitions.
+SCHEMA_VERSION = 12
 INDEX_FILE = "index.sqlite"
 log = logging.getLogger(__name__)
 _DERIVED_TABLE = ("CREATE TABLE IF NOT EXISTS derived ("

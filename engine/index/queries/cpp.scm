@@ -7,6 +7,16 @@
 (enum_specifier name: (type_identifier) @name body: (_)) @definition.enum
 (namespace_definition name: [(namespace_identifier) (nested_namespace_specifier)] @name) @definition.namespace
 (alias_declaration name: (type_identifier) @name) @definition.type
+; `namespace absl { using std::string_view; }`: the namespace re-exports a name, which is how a C++
+; library gives a standard type or function its own name (absl::string_view, absl::optional).
+(namespace_definition body: (declaration_list
+  (using_declaration (qualified_identifier name: [(identifier) (type_identifier)] @name)) @definition.type))
+(namespace_definition body: (declaration_list
+  (using_declaration (qualified_identifier name: (qualified_identifier
+    name: [(identifier) (type_identifier)] @name))) @definition.type))
+(namespace_definition body: (declaration_list
+  (using_declaration (qualified_identifier name: (qualified_identifier name: (qualified_identifier
+    name: [(identifier) (type_identifier)] @name)))) @definition.type))
 (enumerator name: (identifier) @name) @definition.enum_member
 (preproc_def name: (identifier) @name) @definition.macro
 (preproc_function_def name: (identifier) @name) @definition.macro

@@ -410,7 +410,15 @@ MORE_KINDS = [
     ("a.php", "<?php enum Suit { case Hearts; case Spades; }\n", "Suit.Spades", "enum_member"),
     ("a.go", "package a\nvar DefaultClient = &Client{}\n", "DefaultClient", "variable"),
     ("a.kt", "package a\nval defaultClient = Client()\n", "defaultClient", "variable"),
+    ("a.cc", "namespace absl {\nusing std::string_view;\n}\n", "absl.string_view", "type"),
+    ("a.cc", "namespace absl {\nusing ::absl::internal::Hash;\n}\n", "absl.Hash", "type"),
 ]
+
+
+def test_a_using_declaration_is_a_definition_only_at_namespace_scope() -> None:
+    source = "namespace a {\nvoid f() { using std::swap; }\nclass C : B { using B::g; };\n}\nusing std::cout;\n"
+    names = {s.qualified for s in parse_file("a.cc", source, "cpp").symbols}
+    assert names == {"a", "a.f", "a.C"}
 
 
 @pytest.mark.parametrize(("path", "source", "qualified", "kind"), MORE_KINDS)
