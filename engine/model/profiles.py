@@ -202,7 +202,8 @@ DOC_PRIOR: Final = 0.5
 PROSE_PRIOR: Final = 0.3
 # Words that make a question about tests, so test files are no longer demoted for it.
 TEST_WORDS: Final[frozenset[str]] = frozenset(
-    {"test", "tests", "testing", "tested", "spec", "specs", "fixture", "fixtures", "mock", "mocks"}
+    {"test", "tests", "testing", "tested", "spec", "specs", "fixture", "fixtures", "mock", "mocks", "bench", "benches",
+     "benchmark", "benchmarks", "benchmarking"}
 )
 # Words that make a question about documentation, so documentation and prose are no longer lowered for it.
 DOC_WORDS: Final[frozenset[str]] = frozenset(

@@ -242,14 +242,16 @@ def _flat(hit: Hit) -> float:
     return 0.0
 
 
+# A benchmark counts as a test: like one, it calls the code it measures (`raw_hash_set_benchmark.cc`,
+# `benches/`), and a question about how the code works is not answered there.
 _TEST_FILE = re.compile(
-    r"(?:^|/)(?:test_[^/]*\.py|[^/]*_test\.(?:py|go|rb|c|cc|cpp|dart|lua)|[^/]*\.(?:test|spec)\.[cm]?[jt]sx?"
+    r"(?:^|/)(?:test_[^/]*\.py|[^/]*_test\.(?:py|go|rb|c|cc|cpp|dart|lua)|[^/]*\.(?:test|spec|bench)\.[cm]?[jt]sx?"
     r"|[^/]*_spec\.(?:rb|lua)|[^/]*Tests?\.(?:java|kt|swift|cs|php|scala)|[^/]*Spec\.(?:kt|swift|scala)"
-    r"|conftest\.py|test_helpers?[^/]*)$"
+    r"|[^/]*_benchmarks?\.\w+|bench_[^/]*\.py|conftest\.py|test_helpers?[^/]*)$"
 )
 # Not `testing/`: that is where libraries keep the test utilities they ship (`click/testing.py`,
 # `rxjs/internal/testing/TestScheduler.ts`), which are answers, not tests.
-_TEST_DIR = re.compile(r"(?:^|/)(?:tests?|__tests__|specs?)/")
+_TEST_DIR = re.compile(r"(?:^|/)(?:tests?|__tests__|specs?|bench|benches|benchmarks?)/")
 _EXAMPLE_DIR = re.compile(r"(?:^|/)(?:_?examples?|docs?_src)/")
 _COMPAT_DIR = re.compile(r"(?:^|/)(?:_?compat|legacy)/")
 _REEXPORT_FILES = frozenset({"__init__.py", "package-info.java"})

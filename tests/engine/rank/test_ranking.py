@@ -177,6 +177,7 @@ def test_stop_words_never_count_and_no_keywords_is_zero() -> None:
         "tests/test_retry.py", "pkg/test_retry.py", "pkg/retry_test.go", "src/retry.test.ts", "src/retry.spec.jsx",
         "spec/retry_spec.rb", "src/test/java/RetryTest.java", "Sources/RetryTests.swift", "conftest.py",
         "src/__tests__/retry.js", "tests/helpers/build.rs", "pkg\\tests\\retry.py",
+        "absl/container/raw_hash_set_benchmark.cc", "benches/retry.rs", "bench/bench_retry.py", "src/retry.bench.ts",
     ],
 )
 def test_test_files_and_test_folders_are_demoted(path: str) -> None:
@@ -186,7 +187,7 @@ def test_test_files_and_test_folders_are_demoted(path: str) -> None:
 @pytest.mark.parametrize(
     "path",
     ["pkg/retry.py", "click/testing.py", "rxjs/internal/testing/TestScheduler.ts", "src/contest.py", "src/latest.go",
-     "src/attestation.py", "docs/conf.py"],
+     "src/attestation.py", "docs/conf.py", "src/workbench.py", "lib/benchmarking_tools/timer.c"],
 )
 def test_ordinary_files_and_testing_utilities_keep_full_trust(path: str) -> None:
     assert path_prior(path) == 1.0
