@@ -2,7 +2,7 @@
 
 The queries and their file labels are MinishLab's semble benchmark (github.com/MinishLab/semble,
 `benchmarks/annotations/<repo>.json` and `benchmarks/repos.json`, MIT licence, (c) MinishLab); nobody
-on this project wrote them. This script only converts 13 of its repositories that semble.jsonl and
+on this project wrote them. This script only converts 14 of its repositories that semble.jsonl and
 semble-more lack into the row format those sets use, against the releases that
 bench/fetch_semble_rest.sh lays out (the labels were made on 2026 upstream commits):
 
@@ -47,6 +47,7 @@ REPOS = (
     Repo("sinatra", "ruby", "sinatra/sinatra", "f891dd2b6f4911e356600efe6c3b82af97d262c6", "lib"),
     Repo("rack", "ruby", "rack/rack", "ca8a404704ed043797c4f9d482c97d722c0dc719", "lib/rack"),
     Repo("serde", "rust", "serde-rs/serde", "fa7da4a93567ed347ad0735c28e439fca688ef26", ""),
+    Repo("axum", "rust", "tokio-rs/axum", "309d1bd9530eec2217134cb262760af1df42ee3b", "axum/src"),
     Repo("nlohmann-json", "cpp", "nlohmann/json", "3946872265598aed5a7aea68cad4d9d1f168bd4b", "include/nlohmann"),
     Repo("abseil-cpp", "cpp", "abseil/abseil-cpp", "b9536c952c6f6bbcb37a5edb4fa88ee62d27cd7e", "absl"),
     Repo("libuv", "c", "libuv/libuv", "40178b916e5937ed43c557aa051bdb3f86f6ca93", "src"),

@@ -110,3 +110,20 @@ def test_gold_lines_exist_in_the_corpus(name: str) -> None:
             assert path.is_file(), (query.id, gold.path)
             if gold.line is not None:
                 assert 1 <= gold.line <= len(path.read_text(encoding="utf-8").splitlines()), (query.id, gold)
+
+
+def test_semble_rest_rows_sit_inside_their_repos_benchmark_root() -> None:
+    """The held-out semble set: every row parses as semble's format and names a listed repository, whose
+    benchmark root holds every gold path (else `fourfold eval` would count it missing), with the counts
+    the repos file promises."""
+    rows = queries("semble-rest")
+    repos = {item["name"]: item for item in
+             json.loads((QUERIES / "semble-rest-repos.json").read_text(encoding="utf-8"))["repos"]}
+    assert len({row.id for row in rows}) == len(rows)
+    assert len({repos[row.repo]["language"] for row in rows if row.repo}) >= 8
+    for row in rows:
+        assert row.semble and row.repo in repos and row.gold, row.id
+        assert row.language == repos[row.repo]["language"], row.id
+        root = repos[row.repo]["benchmark_root"]
+        assert all(gold.path.startswith(f"{root}/" if root else "") for gold in row.gold), row.id
+    assert Counter(row.repo for row in rows) == {name: item["queries_kept"] for name, item in repos.items()}
