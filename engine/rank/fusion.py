@@ -200,8 +200,10 @@ HEAD_KINDS = frozenset({"definition"}) | (DEFINITION_KINDS - {"module", "namespa
 def _score(
     cluster: _Cluster, weights: Mapping[str, float], k: int, centrality: Callable[[Hit], float],
     names: frozenset[str], generic: frozenset[str] = frozenset(),
+    symbol_prior: Callable[[str | None], float] | None = None,
 ) -> _Scored:
-    """Weighted RRF over the cluster's best rank in each modality, times its symbol's boost.
+    """Weighted RRF over the cluster's best rank in each modality, times its symbol's boost and, with
+    `symbol_prior`, what its enclosing symbol says of it as an answer (a test module's code lower).
 
     The boost is the centrality boost, times FUSED_DEFINITION_BOOST when the cluster is the
     definition of a name the query states (`ClientResponse`: the class, not the classes near it);
@@ -219,6 +221,8 @@ def _score(
     # the file named after it is the home: `Application.swift`, not `Application+HTTP+Server.swift`.
     home = any(named_file(hit.path, last_name(hit.symbol) or "") for hit in defining)
     factor = lift * (FUSED_DEFINITION_BOOST * (NAMED_FILE_SCALE if home else 1.0) if defined else 1.0)
+    if symbol_prior is not None:
+        factor *= symbol_prior(anchor.symbol)
     contributions = {m: weights.get(m, 0.0) * factor / (k + r + 1) for m, r in ranks.items()}
     order = _modality_order(ranks)
     heads = [e for e in cluster.entries if e.hit.kind in HEAD_KINDS] if cluster.symbol is not None else []
@@ -303,6 +307,7 @@ def fuse(
     names: frozenset[str] = frozenset(),
     generic: frozenset[str] = frozenset(),
     prior: Callable[[str], float] | None = None,
+    symbol_prior: Callable[[str | None], float] | None = None,
     one_per_file: bool = True,
     coherence: float = 0.0,
     line_level: bool = False,
@@ -315,7 +320,8 @@ def fuse(
     missing from `weights` weighs 0. Within one result only the best rank of each modality counts,
     as in RRF each item appears once per list. `prior`
     multiplies a file's score by what its path says (tests and examples lower for an understanding
-    question). `one_per_file` off lists every cluster on its own (the ablation of the file spread).
+    question), `symbol_prior` a cluster's by what its enclosing symbol says (an inline test module).
+    `one_per_file` off lists every cluster on its own (the ablation of the file spread).
     `coherence` adds that share of a file's next FILE_COHERENCE_CHUNKS clusters' scores to its best.
     `line_level` (understanding questions) shows a file whose best cluster is its head (module code,
     imports, a docstring) at its best function instead, when that scores at least LINE_LEVEL_SHARE of it.
@@ -325,7 +331,8 @@ def fuse(
     negative = sorted(m for m, w in weights.items() if w < 0)
     if negative:
         raise ValueError(f"weights must be >= 0, got negative weights for {negative}")
-    scored = sorted((_score(c, weights, k, centrality, names, generic) for c in _cluster(ranked)), key=_score_key)
+    scored = sorted((_score(c, weights, k, centrality, names, generic, symbol_prior) for c in _cluster(ranked)),
+                    key=_score_key)
     groups: dict[tuple[str, int], list[_Scored]] = {}
     for position, item in enumerate(scored):
         groups.setdefault((item.cluster.path, 0 if one_per_file else position), []).append(item)

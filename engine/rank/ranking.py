@@ -200,7 +200,8 @@ class FusionFeatures:
 
     `centrality` gives a hit's PageRank for the capped boost (0 for every hit on a direct route or
     with the feature off); `names` are the stated names whose definitions are lifted, `generic` those
-    lifted only in the file named after them; `prior` what a file's path says about it; `coherence`
+    lifted only in the file named after them; `prior` what a file's path says about it, `symbol_prior`
+    what a hit's enclosing symbol says (a test module inside a source file); `coherence`
     the share of a file's next chunks added for an understanding question; `line_level` whether a
     file whose best chunk is its head is shown at its best function.
     """
@@ -209,6 +210,7 @@ class FusionFeatures:
     names: frozenset[str]
     generic: frozenset[str]
     prior: Callable[[str], float] | None
+    symbol_prior: Callable[[str | None], float] | None
     one_per_file: bool
     coherence: float
     line_level: bool
@@ -232,6 +234,7 @@ def fusion_features(snapshot: Snapshot, query: ParsedQuery, ranking: Ranking, in
         generic=generic,
         prior=file_prior(query, ranking, named=topical, indexed=snapshot.files.__contains__) if understanding
         else prose_prior(query, ranking),
+        symbol_prior=_inline_test_prior if understanding and ranking.path_priors and not query.tests_wanted else None,
         one_per_file=ranking.one_per_file,
         coherence=FILE_COHERENCE if topical and ranking.file_aggregation else 0.0,
         line_level=topical,
@@ -256,6 +259,20 @@ _EXAMPLE_DIR = re.compile(r"(?:^|/)(?:_?examples?|docs?_src)/")
 _COMPAT_DIR = re.compile(r"(?:^|/)(?:_?compat|legacy)/")
 _REEXPORT_FILES = frozenset({"__init__.py", "package-info.java"})
 _TYPE_STUB = re.compile(r"\.d\.[cm]?ts$")
+
+
+def is_test_symbol(qualified: str | None) -> bool:
+    """Whether a definition sits in a test module inside a source file: Rust keeps its unit tests in
+    `mod tests` beside the code (`tests.two_path_extractors` in `extract/path/mod.rs`)."""
+    return qualified is not None and any(part in _TEST_MODULES for part in qualified.split(".")[:-1])
+
+
+_TEST_MODULES = frozenset({"tests", "test"})
+
+
+def _inline_test_prior(qualified: str | None) -> float:
+    """TEST_PRIOR for a hit in an inline test module, as a test file gets for its path."""
+    return TEST_PRIOR if is_test_symbol(qualified) else 1.0
 
 
 def is_test_path(path: str) -> bool:

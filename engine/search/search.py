@@ -166,6 +166,7 @@ class Searcher:
             names=features.names,
             generic=features.generic,
             prior=features.prior,
+            symbol_prior=features.symbol_prior,
             one_per_file=features.one_per_file,
             coherence=features.coherence,
             line_level=features.line_level,

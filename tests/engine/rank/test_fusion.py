@@ -285,6 +285,17 @@ def test_prior_multiplies_a_files_score_and_changes_the_order() -> None:
     assert not results[1].demoted
 
 
+def test_symbol_prior_lowers_an_inline_test_module_below_the_code_of_its_own_file() -> None:
+    ranked = {"text": [_hit("src/path.rs", 800, 820, "tests.two_path_extractors", "function"),
+                       _hit("src/path.rs", 10, 40, "Path.from_request", "method")]}
+    plain = fuse(ranked, {"text": 1.0}, 10, _flat)
+    assert [r.symbol for r in plain] == ["tests.two_path_extractors"]
+    lowered = fuse(ranked, {"text": 1.0}, 10, _flat,
+                   symbol_prior=lambda symbol: 0.3 if (symbol or "").startswith("tests.") else 1.0)
+    assert [r.symbol for r in lowered] == ["Path.from_request"]
+    assert lowered[0].score == _approx(1.0 / 12)
+
+
 def test_prior_and_demotion_multiply() -> None:
     ranked = {"text": [_hit("vendor/tests/x.py", 0, 1, "f")]}
     (result,) = fuse(ranked, {"text": 1.0}, 0, _flat, prior=lambda path: 0.3)

@@ -32,6 +32,7 @@ from fourfold.engine.rank.ranking import (
     defines,
     file_prior,
     generic_names,
+    is_test_symbol,
     path_prior,
     path_term_ratio,
     prose_prior,
@@ -490,3 +491,11 @@ def test_a_generic_embedded_name_boosts_only_the_definition_in_its_home_file(
     ranked = _scores(boost_chunks(scored, parse_query(query), Ranking(), stated=everywhere))
     assert ranked["text/lexer.py"] == pytest.approx(2.0)
     assert ranked["text/tokenizer.py"] > 2.0 + 10.0 * DEFINITION_BOOST * EMBEDDED_NAME_SCALE
+
+
+@pytest.mark.parametrize(("qualified", "test"), [
+    ("tests.two_path_extractors", True), ("routing.tests.nested", True), ("test.it_works", True),
+    ("tests", False), ("Router.route", False), ("latest.value", False), (None, False),
+])
+def test_a_test_module_inside_a_source_file_is_told_by_the_qualified_name(qualified: str | None, test: bool) -> None:
+    assert is_test_symbol(qualified) is test
