@@ -158,7 +158,7 @@ def test_every_kind_set_is_made_of_the_one_vocabulary() -> None:
 
 def test_retrieval_budgets_are_the_design_numbers() -> None:
     assert (profiles.RETRIEVER_BUDGET_S, profiles.RETRIEVER_DEPTH, profiles.IMPACT_DEPTH) == (5.0, 100, 3)
-    assert profiles.VECTOR_CANDIDATES == 100
+    assert profiles.VECTOR_CANDIDATES == 1000 and 0 < profiles.SEMANTIC_WORD_SMOOTHING < 1
     assert (profiles.BM25_K1, profiles.BM25_B) == (1.5, 0.75)
     tiers = profiles.SYMBOL_TIERS
     assert sorted(tiers, key=tiers.__getitem__, reverse=True) == ["exact", "case", "words", "prefix", "fuzzy"]
