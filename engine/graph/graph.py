@@ -26,8 +26,7 @@ import threading
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import networkx as nx
 import numpy as np
@@ -91,6 +90,12 @@ def symbol_node_id(path: str, qualified: str) -> str:
 def name_words(name: str) -> list[str]:
     """Lower-case words of an identifier or phrase: `parseHTTPConfig_v2` -> parse, http, config, v, 2."""
     return [word.lower() for word in _WORDS.findall(name)]
+
+
+@functools.lru_cache(maxsize=NAME_CACHE_SIZE)
+def _word_set(name: str) -> frozenset[str]:
+    """The distinct words of a definition's name (names repeat: `__init__`, `get`, `test_...`)."""
+    return frozenset(name_words(name))
 
 
 @functools.lru_cache(maxsize=NAME_CACHE_SIZE)
@@ -279,7 +284,7 @@ class CodeGraph:
             self._graph.add_node(node, path)
             self._defs.setdefault(symbol.name, set()).add(node)
             self._qualified.setdefault(_dotted(symbol.qualified or symbol.name), set()).add(node)
-            for word in set(name_words(symbol.name)):
+            for word in _word_set(symbol.name):
                 self._words.setdefault(word, set()).add(node)
         self._nodes[path] = nodes
         refs: dict[str, list[Reference]] = {}
@@ -303,7 +308,7 @@ class CodeGraph:
             del self._homes[node]
             _unindex(self._defs, symbol.name, node)
             _unindex(self._qualified, _dotted(symbol.qualified or symbol.name), node)
-            for word in set(name_words(symbol.name)):
+            for word in _word_set(symbol.name):
                 _unindex(self._words, word, node)
         for name in self._refs.pop(path, {}):
             _unindex(self._referencers, name, path)
@@ -480,18 +485,18 @@ class CodeGraph:
         best_tier, best = GLOBAL_TIER, []
         for node in found:
             home = homes[node]
-            tier = (
-                FILE_TIER
-                if home.path == path
-                else IMPORTED_TIER
-                if home.path in imported
-                else FOLDER_TIER
-                if home.folder == folder
-                else GLOBAL_TIER
-            )
+            home_path = home.path
+            if home_path == path:
+                tier = FILE_TIER
+            elif home_path in imported:
+                tier = IMPORTED_TIER
+            elif home.folder == folder:
+                tier = FOLDER_TIER
+            else:
+                continue  # the global tier never beats a nearer one, and is settled below
             if tier < best_tier:
                 best_tier, best = tier, [node]
-            elif tier == best_tier < GLOBAL_TIER:
+            elif tier == best_tier:
                 best.append(node)
         if best_tier < GLOBAL_TIER:
             return best_tier, sorted(best)
@@ -899,9 +904,9 @@ class CodeGraph:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class _Home:
-    """Where a definition lives, as name resolution asks it for every candidate of every use."""
+class _Home(NamedTuple):
+    """Where a definition lives, as name resolution asks it for every candidate of every use (a named
+    tuple: one is made per definition on every build, and a frozen dataclass costs twice as much)."""
 
     path: str
     folder: str
