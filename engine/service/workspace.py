@@ -9,21 +9,17 @@ from __future__ import annotations
 
 import concurrent.futures
 import concurrent.futures.process
-import ctypes
 import json
 import logging
 import multiprocessing
 import os
-import pickle
-import signal
 import sqlite3
-import sys
 import threading
 import time
 import zlib
 from collections import Counter
 from collections.abc import Callable, Generator, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -31,13 +27,17 @@ import numpy as np
 
 from ..graph.centrality import DamagedRank, StoredRank
 from ..graph.graph import CodeGraph
-from ..index.discovery import UnreadableFile, Walker, read_file
+from ..index.discovery import Walker
+from ..index.indexjob import Indexed as _Indexed
+from ..index.indexjob import index_job as _index_job
+from ..index.indexjob import index_or_reason as _index_or_reason
+from ..index.indexjob import index_text as _index_text
+from ..index.indexjob import worker_started as _worker_started
 from ..index.lexical import DamagedLexical, LexicalIndex
 from ..index.snapshot import ContentCache, Snapshot
-from ..index.store import IndexStore, StoredFile, default_index_dir, fingerprint, pickle_parsed
-from ..index.structure import parse_file
+from ..index.store import IndexStore, default_index_dir, fingerprint
 from ..index.symbols import SymbolTable
-from ..index.trigram import DamagedTrigrams, TrigramIndex, file_trigrams, pack, unpack
+from ..index.trigram import DamagedTrigrams, TrigramIndex, unpack
 from ..model.languages import detect_language
 from ..model.memory import paused_gc
 from ..model.profiles import PRESETS
@@ -82,10 +82,6 @@ CENTRALITY_DELAY_S = 0.3
 CATCH_UP_DELAY_S = 0.5
 # Builds of BM25 a catch-up waits through before leaving it to the next edit (one may be for an older snapshot).
 LEXICAL_ATTEMPTS = 3
-# Linux prctl option: the signal a process gets when its parent dies (<linux/prctl.h>).
-PR_SET_PDEATHSIG = 1
-# How often a pool worker checks that its parent is alive, where no parent-death signal exists.
-PARENT_POLL_S = 1.0
 # The store's derived entry that keeps the graph's centrality between runs.
 RANK_ENTRY = "graph.rank"
 # The folder, next to the index file, where BM25 is kept between processes (`LexicalIndex.save`).
@@ -109,88 +105,6 @@ class RefreshStats:
     removed: int
     unchanged: int
     seconds: float
-
-
-@dataclass(frozen=True)
-class _Indexed:
-    """One parsed file on its way from a worker to the index: its row, its text and its trigram set
-    (sent unpacked, so the indexer does not decompress what the worker has just compressed).
-
-    A worker's entry carries `pickled`, the records pickled once for its row: they cross to the
-    indexer as those bytes (`__reduce__`) instead of being pickled a second time, which cost the
-    workers about 1 CPU-second on Django. The indexer's copy does not keep them.
-    """
-
-    stored: StoredFile
-    text: str
-    grams: np.ndarray
-    pickled: bytes = field(default=b"", repr=False, compare=False)
-
-    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
-        if not self.pickled:
-            return _Indexed, (self.stored, self.text, self.grams)
-        stored = self.stored
-        return _received, (stored.record, stored.trigrams, stored.encoded, self.pickled, self.text, self.grams)
-
-
-def _received(record: FileRecord, trigrams: bytes, encoded: bytes, pickled: bytes, text: str,
-              grams: np.ndarray) -> _Indexed:
-    """A worker's entry as the indexer unpickles it (see `_Indexed`)."""
-    return _Indexed(StoredFile(record, trigrams, pickle.loads(pickled), encoded), text, grams)
-
-
-def _index_one(root: Path, path: str, max_file_size: int) -> _Indexed:
-    record, text = read_file(root, path, max_file_size)
-    return _index_text(record, text)
-
-
-def _index_or_reason(root: Path, path: str, max_file_size: int) -> _Indexed | str:
-    """One file's index entry, or why it was left out: a bad file costs that file only, never the index."""
-    try:
-        return _index_one(root, path, max_file_size)
-    except UnreadableFile as error:
-        return error.reason
-    except (UnicodeError, ValueError, RecursionError, MemoryError) as error:
-        return f"could not be parsed: {type(error).__name__}: {error}"
-
-
-def _index_job(job: tuple[Path, str, int]) -> _Indexed | str:
-    """One file for a worker process: its index entry with the store row encoded, or why it was skipped."""
-    item = _index_or_reason(*job)
-    if isinstance(item, str):
-        return item
-    pickled = pickle_parsed(item.stored.parsed)
-    return replace(item, stored=item.stored.with_encoding(pickled), pickled=pickled)
-
-
-def _worker_started(parent: int) -> None:
-    """Pool initializer: a worker dies with the indexer that spawned it, even when that one is killed -9.
-
-    On Linux the kernel sends SIGKILL on the parent's death (prctl PR_SET_PDEATHSIG); elsewhere, and as
-    a second line, a daemon thread exits once the parent pid is gone (the worker is re-parented).
-    """
-    if sys.platform.startswith("linux"):
-        try:
-            libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-        except (OSError, AttributeError):
-            log.debug("prctl is unavailable; the parent watchdog alone guards this worker")
-    if os.getppid() != parent:
-        os._exit(1)  # the parent died before the signal was armed
-    threading.Thread(target=_watch_parent, args=(parent,), daemon=True, name="parent-watch").start()
-
-
-def _watch_parent(parent: int) -> None:
-    while True:
-        time.sleep(PARENT_POLL_S)
-        if os.getppid() != parent:
-            os._exit(1)
-
-
-def _index_text(record: FileRecord, text: str) -> _Indexed:
-    parsed = parse_file(record.path, text, record.language)
-    grams = file_trigrams(text)
-    return _Indexed(StoredFile(record, pack(grams), parsed), text, grams)
 
 
 class Workspace:

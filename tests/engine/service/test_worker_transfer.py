@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import io
 import pickle
+import subprocess
+import sys
 from pathlib import Path
 
+from fourfold.engine.index.indexjob import Indexed, index_job
 from fourfold.engine.index.store import decode_parsed
 from fourfold.engine.model.records import ParsedFile
-from fourfold.engine.service.workspace import _index_job, _Indexed
 
 SOURCE = '''
 import os
@@ -39,8 +41,8 @@ class _CountingPickler(pickle.Pickler):
 
 def test_a_worker_entry_pickles_its_records_once(tmp_path: Path) -> None:
     (tmp_path / "app.py").write_text(SOURCE)
-    entry = _index_job((tmp_path, "app.py", 1 << 20))
-    assert isinstance(entry, _Indexed) and entry.pickled
+    entry = index_job((tmp_path, "app.py", 1 << 20))
+    assert isinstance(entry, Indexed) and entry.pickled
     assert {s.qualified for s in entry.stored.parsed.symbols} >= {"Config", "Config.load", "main"}
 
     buffer = io.BytesIO()
@@ -58,8 +60,17 @@ def test_a_worker_entry_pickles_its_records_once(tmp_path: Path) -> None:
 
 def test_an_entry_made_in_process_pickles_as_itself(tmp_path: Path) -> None:
     (tmp_path / "app.py").write_text(SOURCE)
-    entry = _index_job((tmp_path, "app.py", 1 << 20))
-    assert isinstance(entry, _Indexed)
-    local = _Indexed(entry.stored, entry.text, entry.grams)
+    entry = index_job((tmp_path, "app.py", 1 << 20))
+    assert isinstance(entry, Indexed)
+    local = Indexed(entry.stored, entry.text, entry.grams)
     again = pickle.loads(pickle.dumps(local))
     assert again.stored == local.stored and again.text == local.text
+
+
+def test_a_worker_imports_neither_the_service_nor_the_graph() -> None:
+    """What a spawned worker imports to run `index_job` (it unpickles the function by its module)."""
+    heavy = ["fourfold.engine.service.workspace", "fourfold.engine.graph.graph", "networkx", "scipy", "bm25s"]
+    code = ("import sys, fourfold.engine.index.indexjob; "
+            f"print([name for name in {heavy!r} if name in sys.modules])")
+    completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert completed.stdout.strip() == "[]"
