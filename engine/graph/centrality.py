@@ -8,10 +8,10 @@ import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-import networkx as nx
 import numpy as np
 import scipy.sparse as sp
 
+from .adjacency import Adjacency
 from .tuning import GraphTuning
 
 __all__ = ["DamagedRank", "Rank", "StoredRank"]
@@ -21,7 +21,7 @@ __all__ = ["DamagedRank", "Rank", "StoredRank"]
 class Rank:
     """A PageRank computation over one state of the graph, kept for lookups and personalization.
 
-    Power iteration over a scipy sparse matrix built straight from the edge list: networkx's own
+    Power iteration over a scipy sparse matrix built straight from the edge arrays: networkx's own
     pagerank spends most of its time converting the graph, which we would pay on every refresh.
     """
 
@@ -33,11 +33,10 @@ class Rank:
     computed_at: float = 0.0
 
     @classmethod
-    def of(cls, graph: nx.DiGraph, tuning: GraphTuning) -> Rank:
-        nodes = list(graph.nodes)
+    def of(cls, graph: Adjacency, tuning: GraphTuning) -> Rank:
+        nodes, rows, cols, weights = graph.arrays()
         index = {node: i for i, node in enumerate(nodes)}
         size = len(nodes)
-        rows, cols, weights = edge_arrays(graph, index)
         matrix = sp.csr_array((weights, (rows, cols)), shape=(size, size))
         out = np.asarray(matrix.sum(axis=1)).ravel()
         scale = np.divide(1.0, out, out=np.zeros(size), where=out > 0)
@@ -123,15 +122,3 @@ class StoredRank:
         size = len(self.nodes)
         matrix = sp.csr_array((self.data, self.indices, self.indptr), shape=(size, size))
         return Rank(self.nodes, {node: i for i, node in enumerate(self.nodes)}, matrix, self.dangling, self.scores)
-
-
-def edge_arrays(graph: nx.DiGraph, index: Mapping[str, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    count = graph.number_of_edges()
-    rows = np.empty(count, dtype=np.int64)
-    cols = np.empty(count, dtype=np.int64)
-    weights = np.empty(count, dtype=np.float64)
-    for i, (source, target, weight) in enumerate(graph.edges(data="weight", default=1.0)):
-        rows[i] = index[source]
-        cols[i] = index[target]
-        weights[i] = weight
-    return rows, cols, weights

@@ -5,12 +5,13 @@ A user asking `who calls load_settings` gets the call sites, most important call
 inheritance and imports, nearest first, each with the chain that connects it. Fusion also uses the
 graph's PageRank centrality to lift hubs a little above obscure leaves of equal relevance.
 
-The graph is a networkx DiGraph whose nodes are files (`file:<path>`) and definitions
-(`sym:<path>#<qualified>`); an edge `a -> b` means "a uses b" (calls, references, inherits, imports)
-or "a contains b". Names are resolved without a type checker, by proximity: a definition in the same
-file, then in a file this file imports, then in the same folder, then anywhere if the name is unique
-enough. Ambiguity is kept, not guessed away: a call that could mean n definitions becomes n edges of
-weight 1/n. Its numbers and word lists are in tuning.py, its PageRank in centrality.py.
+The graph's nodes are files (`file:<path>`) and definitions (`sym:<path>#<qualified>`), kept in
+plain dicts (adjacency.py; networkx only for a reader who asks for `graph`); an edge `a -> b` means
+"a uses b" (calls, references, inherits, imports) or "a contains b". Names are resolved without a
+type checker, by proximity: a definition in the same file, then in a file this file imports, then in
+the same folder, then anywhere if the name is unique enough. Ambiguity is kept, not guessed away: a
+call that could mean n definitions becomes n edges of weight 1/n. Its numbers and word lists are in
+tuning.py, its PageRank in centrality.py.
 
 Updates are per file and cheap: a file's own nodes and edges are replaced at once, while other
 files' references that might now resolve differently are re-resolved lazily, before the next query.
@@ -25,8 +26,7 @@ import threading
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import networkx as nx
 import numpy as np
@@ -35,6 +35,7 @@ from ..model.languages import detect_language
 from ..model.memory import paused_gc
 from ..model.profiles import IMPACT_DEPTH
 from ..model.records import Hit, ParsedFile, Reference, Span, Symbol
+from .adjacency import Adjacency
 from .centrality import Rank, StoredRank
 from .imports import FileSet, path_keys, resolve_import, spec_keys
 from .tuning import TUNING, GraphTuning
@@ -49,6 +50,7 @@ REFERENCE_EDGES: dict[str, str] = {"call": "calls", "reference": "references", "
 EDGE_KINDS: tuple[str, ...] = ("contains", "imports", "references", "calls", "inherits")
 # Edge kinds that mean "depends on" for impact analysis (all but containment).
 DEPENDENCY_EDGES = frozenset({"imports", "references", "calls", "inherits"})
+_DEPENDENCY_KINDS = frozenset(EDGE_KINDS.index(kind) for kind in DEPENDENCY_EDGES)
 
 # Resolution tiers, nearest first.
 FILE_TIER, IMPORTED_TIER, FOLDER_TIER, GLOBAL_TIER = range(4)
@@ -59,6 +61,7 @@ _CONTAINS = "\0contains"
 _IMPORTS = "\0imports"
 _IMPLEMENTS = "\0implements"
 _REFERENCES_KIND = EDGE_KINDS.index("references")
+_REFERENCE_KINDS = {kind: EDGE_KINDS.index(edge) for kind, edge in REFERENCE_EDGES.items()}
 # C-family headers and the source files that implement what they declare (DESIGN §1: a header's
 # declaration is a symbol; issue 13: linked to its definition in the `.c`/`.cc` file).
 HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx")
@@ -87,6 +90,12 @@ def symbol_node_id(path: str, qualified: str) -> str:
 def name_words(name: str) -> list[str]:
     """Lower-case words of an identifier or phrase: `parseHTTPConfig_v2` -> parse, http, config, v, 2."""
     return [word.lower() for word in _WORDS.findall(name)]
+
+
+@functools.lru_cache(maxsize=NAME_CACHE_SIZE)
+def _word_set(name: str) -> frozenset[str]:
+    """The distinct words of a definition's name (names repeat: `__init__`, `get`, `test_...`)."""
+    return frozenset(name_words(name))
 
 
 @functools.lru_cache(maxsize=NAME_CACHE_SIZE)
@@ -125,7 +134,7 @@ class CodeGraph:
         # last ranking rather than paying for a new one (only a graph never ranked computes on demand).
         self.rank_on_query = True
         self._lock = threading.RLock()
-        self._graph: nx.DiGraph = nx.DiGraph()
+        self._graph = Adjacency()
         self._files = FileSet()
         self._parsed: dict[str, ParsedFile] = {}
         self._nodes: dict[str, dict[str, Symbol]] = {}  # path -> node -> symbol
@@ -234,7 +243,7 @@ class CodeGraph:
         before = {name: self._global_count(name) for name in names}
         if parsed is None:  # whoever imported this file must look again
             self._stale_files |= {
-                str(self._graph.nodes[p]["path"]) for p in self._predecessors(file_node(path))
+                str(self._graph.path[p]) for p in self._predecessors(file_node(path))
             }
         self._drop_evidence(path)
         self._remove_nodes(path, keep_file=parsed is not None)
@@ -248,7 +257,7 @@ class CodeGraph:
                 self._mark_importers(path)
             self._add_nodes(path, parsed)
             new = self._nodes[path]
-            self._graph.remove_nodes_from(set(old) - set(new))
+            self._graph.remove_nodes(set(old) - set(new))
         # Only names whose definitions appeared or vanished can resolve differently elsewhere.
         changed = {old[n].name for n in set(old) - set(new)} | {new[n].name for n in set(new) - set(old)}
         for name in changed:
@@ -263,7 +272,7 @@ class CodeGraph:
 
     def _add_nodes(self, path: str, parsed: ParsedFile) -> None:
         self._parsed[path] = parsed
-        self._graph.add_node(file_node(path), kind="file", path=path)
+        self._graph.add_node(file_node(path), path)
         nodes: dict[str, Symbol] = {}
         for symbol in sorted(parsed.symbols, key=lambda s: (s.span, s.qualified, s.name)):
             node = symbol_node_id(path, symbol.qualified or symbol.name)
@@ -272,10 +281,10 @@ class CodeGraph:
             nodes[node] = symbol
             self._symbols[node] = symbol
             self._homes[node] = _Home.of(path, symbol)
-            self._graph.add_node(node, kind=symbol.kind, path=path)
+            self._graph.add_node(node, path)
             self._defs.setdefault(symbol.name, set()).add(node)
             self._qualified.setdefault(_dotted(symbol.qualified or symbol.name), set()).add(node)
-            for word in set(name_words(symbol.name)):
+            for word in _word_set(symbol.name):
                 self._words.setdefault(word, set()).add(node)
         self._nodes[path] = nodes
         refs: dict[str, list[Reference]] = {}
@@ -299,7 +308,7 @@ class CodeGraph:
             del self._homes[node]
             _unindex(self._defs, symbol.name, node)
             _unindex(self._qualified, _dotted(symbol.qualified or symbol.name), node)
-            for word in set(name_words(symbol.name)):
+            for word in _word_set(symbol.name):
                 _unindex(self._words, word, node)
         for name in self._refs.pop(path, {}):
             _unindex(self._referencers, name, path)
@@ -312,7 +321,7 @@ class CodeGraph:
         self._stale_files.discard(path)
         self._stale_headers.discard(path)
         if not keep_file:
-            self._graph.remove_nodes_from([file_node(path), *nodes])
+            self._graph.remove_nodes([file_node(path), *nodes])
 
     def _mark_importers(self, path: str) -> None:
         """A file appeared or vanished: imports that could name it must be resolved again."""
@@ -336,7 +345,7 @@ class CodeGraph:
                 self._stale_names.add((referencer, name))
 
     def _predecessors(self, node: str) -> list[str]:
-        return list(self._graph.predecessors(node)) if node in self._graph else []
+        return list(self._graph.pred[node]) if node in self._graph else []
 
     def _global_count(self, name: str) -> int:
         return sum(1 for node in self._defs.get(name, ()) if self._symbols[node].container is None)
@@ -414,24 +423,46 @@ class CodeGraph:
         return changed
 
     def _resolve_names(self, path: str, names: Iterable[str]) -> None:
+        """Link each use of `names` in `path` to its candidates (`_add_evidence`, inlined: this loop
+        runs for every reference of the workspace on a build)."""
         refs = self._refs[path]
         nodes = self._nodes[path]
         tiers = self._tiers[path]
+        groups = self._added.setdefault(path, {})
+        evidences = self._evidence
+        touched = self._touched
+        home = file_node(path)
         for name in names:
             candidates: dict[str, list[str]] = {}
             tiers[name] = FILE_TIER
+            added = groups.setdefault(name, [])
             for ref in refs.get(name, ()):
-                if ref.name not in candidates:
-                    tier, candidates[ref.name] = self._candidates(path, ref.name)
+                targets = candidates.get(ref.name)
+                if targets is None:
+                    tier, targets = self._candidates(path, ref.name)
+                    candidates[ref.name] = targets
                     if tier > tiers[name]:
                         tiers[name] = tier
-                targets = candidates[ref.name]
+                if not targets:
+                    continue
                 enclosing = symbol_node_id(path, _dotted(ref.enclosing)) if ref.enclosing else ""
-                source = enclosing if enclosing in nodes else file_node(path)
-                kind = EDGE_KINDS.index(REFERENCE_EDGES.get(ref.kind, "references"))
-                span = (ref.span.start_line, ref.span.start_col, ref.span.end_line, ref.span.end_col)
+                source = enclosing if enclosing in nodes else home
+                span = ref.span
+                contribution = (_REFERENCE_KINDS.get(ref.kind, _REFERENCES_KIND), len(targets),
+                                (span.start_line, span.start_col, span.end_line, span.end_col))
                 for target in targets:
-                    self._add_evidence(path, name, (source, target), (kind, len(targets), span))
+                    edge = (source, target)
+                    added.append((edge, contribution))
+                    evidence = evidences.get(edge)
+                    if evidence is None:
+                        evidences[edge] = {contribution: 1}
+                    else:
+                        evidence[contribution] = evidence.get(contribution, 0) + 1
+                    touched.add(edge)
+            if not added:
+                del groups[name]
+        if not groups:
+            del self._added[path]
 
     def _candidates(self, path: str, name: str) -> tuple[int, list[str]]:
         """Definitions a name used in `path` may mean, and the tier they were found at.
@@ -454,18 +485,18 @@ class CodeGraph:
         best_tier, best = GLOBAL_TIER, []
         for node in found:
             home = homes[node]
-            tier = (
-                FILE_TIER
-                if home.path == path
-                else IMPORTED_TIER
-                if home.path in imported
-                else FOLDER_TIER
-                if home.folder == folder
-                else GLOBAL_TIER
-            )
+            home_path = home.path
+            if home_path == path:
+                tier = FILE_TIER
+            elif home_path in imported:
+                tier = IMPORTED_TIER
+            elif home.folder == folder:
+                tier = FOLDER_TIER
+            else:
+                continue  # the global tier never beats a nearer one, and is settled below
             if tier < best_tier:
                 best_tier, best = tier, [node]
-            elif tier == best_tier < GLOBAL_TIER:
+            elif tier == best_tier:
                 best.append(node)
         if best_tier < GLOBAL_TIER:
             return best_tier, sorted(best)
@@ -480,6 +511,7 @@ class CodeGraph:
     # --- evidence bookkeeping ---------------------------------------------------------------------
 
     def _add_evidence(self, path: str, group: str, edge: Edge, contribution: Contribution) -> None:
+        # The same bookkeeping runs inlined in `_resolve_names`.
         self._added.setdefault(path, {}).setdefault(group, []).append((edge, contribution))
         evidence = self._evidence.setdefault(edge, {})
         evidence[contribution] = evidence.get(contribution, 0) + 1
@@ -505,13 +537,13 @@ class CodeGraph:
         `math.fsum` is exactly rounded, so an edge's weight does not depend on the order its
         evidence arrived in: an updated graph equals a rebuilt one bit for bit.
         """
-        edges: list[tuple[str, str, dict[str, Any]]] = []
+        graph = self._graph
+        succ, pred = graph.succ, graph.pred
         for edge in self._touched:
             evidence = self._evidence.get(edge)
             if not evidence:
                 self._evidence.pop(edge, None)
-                if self._graph.has_edge(*edge):
-                    self._graph.remove_edge(*edge)
+                graph.remove_edge(*edge)
                 continue
             if len(evidence) == 1:  # most edges: one kind of use, and fsum of one term is that term
                 ((strongest, count),) = evidence.items()
@@ -519,8 +551,11 @@ class CodeGraph:
             else:
                 strongest = max(evidence)
                 weight = math.fsum(count / c[1] for c, count in evidence.items())
-            edges.append((edge[0], edge[1], {"kind": EDGE_KINDS[strongest[0]], "weight": weight}))
-        self._graph.add_edges_from(edges)
+            source, target = edge
+            if source in succ and target in pred:
+                succ[source][target] = pred[target][source] = (strongest[0], weight)
+            else:
+                graph.set_edge(source, target, (strongest[0], weight))
         self._touched.clear()
 
     # --- centrality -------------------------------------------------------------------------------
@@ -566,10 +601,20 @@ class CodeGraph:
 
     @property
     def graph(self) -> nx.DiGraph:
-        """The settled networkx graph (read it, do not mutate it)."""
+        """A networkx copy of the settled graph, for reading and tests: nodes carry `kind` and `path`,
+        edges `kind` and `weight`. Built on each call (the queries never use it)."""
         with self._lock:
             self._settle()
-            return self._graph
+            copy = nx.DiGraph()
+            for node, path in self._graph.path.items():
+                symbol = self._symbols.get(node)
+                if path is None:
+                    copy.add_node(node)
+                else:
+                    copy.add_node(node, kind="file" if symbol is None else symbol.kind, path=path)
+            copy.add_edges_from((source, target, {"kind": EDGE_KINDS[kind], "weight": weight})
+                                for source, target, (kind, weight) in self._graph.edges())
+            return copy
 
     def symbol_node(self, path: str, qualified: str) -> str | None:
         node = symbol_node_id(path, qualified)
@@ -610,8 +655,8 @@ class CodeGraph:
             self._settle()
             best: dict[tuple[str, Span], Hit] = {}
             for target in self._resolve(name):
-                for source in self._graph.predecessors(target):
-                    path = self._graph.nodes[source]["path"]
+                for source in self._graph.pred[target]:
+                    path = str(self._graph.path[source])
                     for kind, count, span in self._evidence.get((source, target), _NO_EVIDENCE):
                         if kind != _CALLS_KIND:
                             continue
@@ -658,7 +703,7 @@ class CodeGraph:
             self._settle()
             best: dict[str, Hit] = {}
             for source in self._resolve(name):
-                for target in self._graph.successors(source):
+                for target in self._graph.succ[source]:
                     evidence = self._evidence.get((source, target), _NO_EVIDENCE)
                     counts = [c[1] for c in evidence if c[0] == _CALLS_KIND]
                     if counts and target in self._symbols:
@@ -686,10 +731,10 @@ class CodeGraph:
                         parent[node] = root
                         queue.append(node)
             self._walk_dependents(queue, distance, parent, depth)
-            using = {self._graph.nodes[node]["path"] for node, hops in distance.items() if hops > 0}
+            using = {self._graph.path[node] for node, hops in distance.items() if hops > 0}
             for root in roots:
                 for importer in self._importers_by_name(root):
-                    if importer not in distance and self._graph.nodes[importer]["path"] not in using:
+                    if importer not in distance and self._graph.path[importer] not in using:
                         distance[importer] = 1  # imports it and never uses it: shown at the import line
                         parent[importer] = root
             hits = [hit for node, d in distance.items() if d > 0 for hit in self._impact_hits(node, d, depth, parent)]
@@ -705,10 +750,10 @@ class CodeGraph:
         if home not in self._graph:
             return []
         found = []
-        for source, _, kind in self._graph.in_edges(home, data="kind"):
-            if kind != "imports":
+        for source, (kind, _) in self._graph.pred[home].items():
+            if kind != _IMPORTS_KIND:
                 continue
-            specs = self._parsed[self._graph.nodes[source]["path"]].imports
+            specs = self._parsed[str(self._graph.path[source])].imports
             # A path-like spec (`./util/errorContext`) names a module, even one named like the function.
             named = (spec for spec in specs if "/" not in spec and "\\" not in spec)
             if any(re.split(r"[.:]", spec)[-1] == symbol.name for spec in named):
@@ -722,8 +767,8 @@ class CodeGraph:
             node = queue.popleft()
             if distance[node] >= depth:
                 continue
-            for source, _, kind in self._graph.in_edges(node, data="kind"):
-                if kind in DEPENDENCY_EDGES and source not in distance:
+            for source, (kind, _) in self._graph.pred[node].items():
+                if kind in _DEPENDENCY_KINDS and source not in distance:
                     distance[source] = distance[node] + 1
                     parent[source] = node
                     queue.append(source)
@@ -768,18 +813,18 @@ class CodeGraph:
                 return []
             scores: dict[str, float] = {}
             graph = self._graph
-            neighbours = [(n, True) for n in graph.successors(seed)] + [(n, False) for n in graph.predecessors(seed)]
-            for neighbour, used in neighbours:
-                kind = graph.edges[seed, neighbour]["kind"] if used else graph.edges[neighbour, seed]["kind"]
-                if kind == "contains":
+            neighbours = [(n, data[0], True) for n, data in graph.succ[seed].items()]
+            neighbours += [(n, data[0], False) for n, data in graph.pred[seed].items()]
+            for neighbour, kind, used in neighbours:
+                if kind == _CONTAINS_KIND:
                     continue
-                others = graph.predecessors(neighbour) if used else graph.successors(neighbour)
-                peers = [o for o in others if o != seed and o in self._symbols]
+                # a user of the neighbour shares it the way the seed does when its edge is of the same kind
+                others = graph.pred[neighbour] if used else graph.succ[neighbour]
+                peers = [(o, data[0]) for o, data in others.items() if o != seed and o in self._symbols]
                 if not peers:
                     continue
                 share = 1.0 / math.log(2 + len(peers))
-                for peer in peers:
-                    peer_kind = graph.edges[peer, neighbour]["kind"] if used else graph.edges[neighbour, peer]["kind"]
+                for peer, peer_kind in peers:
                     if peer_kind == kind:
                         scores[peer] = scores.get(peer, 0.0) + share
             members = set(self._members(seed))
@@ -842,12 +887,12 @@ class CodeGraph:
         symbol = self._symbols.get(node)
         if symbol is not None:
             return symbol.qualified or symbol.name
-        return str(self._graph.nodes[node]["path"])
+        return str(self._graph.path[node])
 
     def _definition_hit(self, node: str, score: float) -> Hit:
         symbol = self._symbols.get(node)
         if symbol is None:
-            path = str(self._graph.nodes[node]["path"])
+            path = str(self._graph.path[node])
             return Hit(path, Span(0, 0, 0, 0), score, None, "file", "", detect_language(path))
         return Hit(
             path=symbol.path,
@@ -859,9 +904,9 @@ class CodeGraph:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class _Home:
-    """Where a definition lives, as name resolution asks it for every candidate of every use."""
+class _Home(NamedTuple):
+    """Where a definition lives, as name resolution asks it for every candidate of every use (a named
+    tuple: one is made per definition on every build, and a frozen dataclass costs twice as much)."""
 
     path: str
     folder: str

@@ -47,6 +47,8 @@ class FileSet:
     # Answers of `with_suffix`, forgotten whenever a path comes or goes: thousands of files import
     # the same few modules, and a workspace-wide build asks for each of them once per importer.
     _suffixes: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False, compare=False)
+    # Answers of `python_roots`, forgotten likewise: Django's 17k imports name 2.9k modules.
+    _python_roots: dict[tuple[str, ...], tuple[str, ...]] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def of(cls, paths: Iterable[str]) -> FileSet:
@@ -63,6 +65,7 @@ class FileSet:
             return
         self.paths.add(path)
         self._suffixes.clear()
+        self._python_roots.clear()
         folder, name = posixpath.split(path)
         self.by_name.setdefault(name, set()).add(path)
         self.by_dir.setdefault(folder, set()).add(path)
@@ -73,6 +76,7 @@ class FileSet:
             return
         self.paths.discard(path)
         self._suffixes.clear()
+        self._python_roots.clear()
         folder, name = posixpath.split(path)
         _discard(self.by_name, name, path)
         _discard(self.by_dir, folder, path)
@@ -100,6 +104,20 @@ class FileSet:
             )
         tail = "/" + suffix
         return sorted(p for p in by_name if p == suffix or p.endswith(tail))
+
+    def python_roots(self, parts: tuple[str, ...]) -> tuple[str, ...]:
+        """Files the dotted module `parts` names from the root or from a folder that is not itself a
+        package (`_python_module_anywhere`'s candidates, before it picks the closest)."""
+        found = self._python_roots.get(parts)
+        if found is None:
+            found = self._python_roots[parts] = tuple(
+                path
+                for candidate in _python_candidates("", list(parts))
+                for path in self.with_suffix(candidate)
+                if (prefix := path[: len(path) - len(candidate)].rstrip("/")) == ""
+                or not _is_python_package(prefix, self)
+            )
+        return found
 
     def dirs_with_suffix(self, suffix: str) -> list[str]:
         """Folders holding files whose path is `suffix` or ends with `/suffix`, sorted."""
@@ -200,12 +218,7 @@ def _python_module_anywhere(parts: list[str], from_path: str, files: FileSet) ->
     That covers `src/` layouts, test folders run as roots (Django's `tests/`) and scripts that
     import their neighbours; among several roots the one closest to the importer wins.
     """
-    found: list[str] = []
-    for candidate in _python_candidates("", parts):
-        for path in files.with_suffix(candidate):
-            prefix = path[: len(path) - len(candidate)].rstrip("/")
-            if prefix == "" or not _is_python_package(prefix, files):
-                found.append(path)
+    found = files.python_roots(tuple(parts))
     if not found:
         return []
     best = max(_shared_depth(path, from_path) for path in found)

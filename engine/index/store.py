@@ -78,9 +78,10 @@ class StoredFile:
     parsed: ParsedFile
     encoded: bytes = b""
 
-    def with_encoding(self) -> StoredFile:
-        """The same row with its parsed payload serialised now (in a worker process, off the main thread)."""
-        return StoredFile(self.record, self.trigrams, self.parsed, encode_parsed(self.parsed))
+    def with_encoding(self, pickled: bytes | None = None) -> StoredFile:
+        """The same row with its parsed payload serialised now (in a worker process, off the main thread);
+        `pickled`: the records as `pickle_parsed` gave them, when the caller has them already."""
+        return StoredFile(self.record, self.trigrams, self.parsed, encode_parsed(self.parsed, pickled))
 
 
 # What a damaged row can raise while it is decompressed and unpickled.
@@ -118,13 +119,17 @@ def _check_columns(path: object, size: object, mtime_ns: object, digest: object,
         raise CorruptRow("a column holds a value of the wrong type")
 
 
-def encode_parsed(parsed: ParsedFile) -> bytes:
-    """The row payload: the pickled records, compressed.
+def pickle_parsed(parsed: ParsedFile) -> bytes:
+    return pickle.dumps(parsed, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def encode_parsed(parsed: ParsedFile, pickled: bytes | None = None) -> bytes:
+    """The row payload: the pickled records (`pickled`, when given, is `pickle_parsed(parsed)`), compressed.
 
     Level 1: five times faster than the default and within a few percent of its size on code;
     uncompressed, Django's payloads would take 90 MB instead of 20.
     """
-    return zlib.compress(pickle.dumps(parsed, protocol=pickle.HIGHEST_PROTOCOL), 1)
+    return zlib.compress(pickle_parsed(parsed) if pickled is None else pickled, 1)
 
 
 def decode_parsed(blob: bytes) -> ParsedFile:

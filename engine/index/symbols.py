@@ -15,6 +15,7 @@ vectorised prefilter rather than every symbol.
 from __future__ import annotations
 
 import bisect
+import functools
 import itertools
 import re
 from collections.abc import Iterable, Iterator, Sequence
@@ -60,6 +61,10 @@ OVERLAY_MAX_SYMBOLS = 2000
 # a query is too loose for the order among its matches to mean much.
 FUZZY_MAX_CANDIDATES = 1000
 
+# Distinct names and paths remembered while building a table: names repeat (`__init__`, `get`), and
+# every symbol of a file shares its path's parts; a rebuild after an edit finds most of them here.
+BUILD_CACHE_SIZE = 1 << 17
+
 QUALIFIER_SEPARATORS = re.compile(r"::|#|->|\\")
 WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 MASK_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789_$"
@@ -89,6 +94,7 @@ def parse_symbol_query(text: str) -> tuple[str, frozenset[str] | None]:
     return text.strip(), None
 
 
+@functools.lru_cache(maxsize=BUILD_CACHE_SIZE)
 def word_key(name: str) -> str:
     """The spelling-independent key: `parseConfig`, `parse_config`, `ParseConfig` -> "parse_config"."""
     return "_".join(word.lower() for word in WORD.findall(name))
@@ -181,6 +187,7 @@ def _rank_key(symbol: Symbol) -> tuple[object, ...]:
     )
 
 
+@functools.lru_cache(maxsize=BUILD_CACHE_SIZE)
 def _mask(text: str) -> int:
     mask = 0
     for char in set(text.lower()):
@@ -197,20 +204,22 @@ class _Index:
         self.exact: dict[str, list[int]] = {}
         self.lower: dict[str, list[int]] = {}
         self.words: dict[str, list[int]] = {}
+        self.lower_names: list[str] = []
+        # A qualifier's last part is the container or a folder/file-stem of the path: positions by each.
+        self.scoped: dict[str, set[int]] = {}
         for position, symbol in enumerate(self.symbols):
-            self.exact.setdefault(symbol.name, []).append(position)
-            self.lower.setdefault(symbol.name.lower(), []).append(position)
-            self.words.setdefault(word_key(symbol.name), []).append(position)
-        self.lower_names = [symbol.name.lower() for symbol in self.symbols]
+            name = symbol.name
+            lower = name.lower()
+            self.exact.setdefault(name, []).append(position)
+            self.lower.setdefault(lower, []).append(position)
+            self.words.setdefault(word_key(name), []).append(position)
+            self.lower_names.append(lower)
+            for part in _scope_parts(symbol):
+                self.scoped.setdefault(part, set()).add(position)
         self.sorted_lower = sorted(range(len(self.symbols)), key=self.lower_names.__getitem__)
         self.sorted_keys = [self.lower_names[position] for position in self.sorted_lower]
         masks = (_mask(name) for name in self.lower_names)
         self.masks = np.fromiter(masks, dtype=np.uint64, count=len(self.symbols))
-        # A qualifier's last part is the container or a folder/file-stem of the path: positions by each.
-        self.scoped: dict[str, set[int]] = {}
-        for position, symbol in enumerate(self.symbols):
-            for part in _scope_parts(symbol):
-                self.scoped.setdefault(part, set()).add(position)
 
     def __len__(self) -> int:
         return len(self.symbols)
@@ -293,10 +302,17 @@ def _word_starts(name: str) -> set[int]:
     return starts
 
 
+@functools.lru_cache(maxsize=BUILD_CACHE_SIZE)
+def _path_parts(path: str) -> frozenset[str]:
+    """Every folder of `path` and its file stem, lower-cased."""
+    parts = {part.lower() for part in path.replace("\\", "/").split("/")[:-1]}
+    parts.add(path.replace("\\", "/").rsplit("/", 1)[-1].split(".", 1)[0].lower())
+    return frozenset(parts)
+
+
 def _scope_parts(symbol: Symbol) -> set[str]:
     """The container and every folder and the file stem: what a qualifier's last part can name."""
-    parts = {part.lower() for part in symbol.path.replace("\\", "/").split("/")[:-1]}
-    parts.add(symbol.path.replace("\\", "/").rsplit("/", 1)[-1].split(".", 1)[0].lower())
+    parts = set(_path_parts(symbol.path))
     if symbol.container:
         parts.add(symbol.container.lower())
     chain = (symbol.qualified or symbol.name).split(".")

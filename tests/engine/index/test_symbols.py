@@ -188,3 +188,17 @@ def test_keystroke_work_is_bounded_on_forty_thousand_symbols(monkeypatch: pytest
     assert max(work[40_000]) <= FUZZY_MAX_CANDIDATES
     assert max(work[40_000]) == FUZZY_MAX_CANDIDATES  # the cap is what bounds the large table
     assert sum(work[40_000]) < 3 * sum(work[4_000])  # ten times the symbols, nowhere near ten times the work
+
+
+def test_a_rebuild_over_known_names_and_paths_derives_nothing_again() -> None:
+    """A table rebuilt after an edit (or a partial snapshot growing) reuses each name's word key and
+    mask and each path's parts; only the new name is worked out."""
+    symbols = [sym(f"helper_{i}", path=f"pkg/sub{i % 3}/mod{i}.py") for i in range(40)]
+    SymbolTable(symbols)
+    before = [f.cache_info().misses for f in (symbols_module.word_key, symbols_module._mask,
+                                                 symbols_module._path_parts)]
+    table = SymbolTable([*symbols, sym("brand_new_name", path="pkg/sub0/mod0.py")])
+    after = [f.cache_info().misses for f in (symbols_module.word_key, symbols_module._mask,
+                                                symbols_module._path_parts)]
+    assert [b - a for a, b in zip(before, after, strict=True)] == [1, 1, 0]
+    assert table.search("sub1.helper_4")[0].symbol.path == "pkg/sub1/mod4.py"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-import fourfold.engine.service.workspace as workspace_module
+import fourfold.engine.index.indexjob as indexjob_module
 from fourfold.engine import Settings, Workspace
 
 
@@ -21,13 +21,13 @@ def test_refused_files_are_read_again_only_when_they_change(tmp_path: Path, monk
     (root / "logo.png").write_bytes(b"\x89PNG\x00\x00" * 10)
     (root / "bundle.min.js").write_text("var a=1;" * 400)
     reads: list[str] = []
-    real = workspace_module.read_file
+    real = indexjob_module.read_file
 
     def counting(root_: Path, relative: str, *rest: int) -> tuple:
         reads.append(relative)
         return real(root_, relative, *rest)
 
-    monkeypatch.setattr(workspace_module, "read_file", counting)
+    monkeypatch.setattr(indexjob_module, "read_file", counting)
     workspace = Workspace(root, Settings(index_dir=str(tmp_path / "index"), semantic_backend="none"), background=False)
     try:
         workspace.refresh()
