@@ -52,15 +52,21 @@ def test_eval_with_baseline_puts_baselines_in_the_same_table(tmp_path: Path,
     assert "| overall | semantic |" not in table  # backend none: no semantic baseline
 
 
-def test_semble_file_gets_per_repo_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    repo = tmp_path / "corpora" / "mini" / "src"
+def _mini_set(tmp_path: Path, root: str, name: str) -> Path:
+    """One repository `mini` whose benchmark root is `root`, and a one-query semble-format set `name`."""
+    repo = tmp_path / "corpora" / "mini" / root
     repo.mkdir(parents=True)
     (repo / "retry.py").write_text("def retry_with_backoff(operation):\n    return operation()\n")
-    queries = tmp_path / "queries.jsonl"
+    queries = tmp_path / name
     queries.write_text(json.dumps({"id": "mini-0", "repo": "mini", "query": "retry_with_backoff",
                                    "category": "symbol",
-                                   "gold": [{"path": "src/retry.py", "start_line": None, "end_line": None,
+                                   "gold": [{"path": f"{root}/retry.py", "start_line": None, "end_line": None,
                                              "kind": "relevant"}]}) + "\n")
+    return queries
+
+
+def test_semble_file_gets_per_repo_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    queries = _mini_set(tmp_path, "src", "queries.jsonl")
     (tmp_path / "repos.json").write_text(json.dumps({"repos": [{"name": "mini", "benchmark_root": "src"}]}))
     code = run(["eval", str(queries), "--root", str(tmp_path / "corpora"), "--index-dir", str(tmp_path / "index")])
     assert code == 0
@@ -71,14 +77,7 @@ def test_semble_file_gets_per_repo_table(tmp_path: Path, capsys: pytest.CaptureF
 
 def test_a_query_file_reads_its_own_repos_file_before_the_shared_one(tmp_path: Path,
                                                                     capsys: pytest.CaptureFixture[str]) -> None:
-    repo = tmp_path / "corpora" / "mini" / "lib"
-    repo.mkdir(parents=True)
-    (repo / "retry.py").write_text("def retry_with_backoff(operation):\n    return operation()\n")
-    queries = tmp_path / "held-out.jsonl"
-    queries.write_text(json.dumps({"id": "mini-0", "repo": "mini", "query": "retry_with_backoff",
-                                   "category": "symbol",
-                                   "gold": [{"path": "lib/retry.py", "start_line": None, "end_line": None,
-                                             "kind": "relevant"}]}) + "\n")
+    queries = _mini_set(tmp_path, "lib", "held-out.jsonl")
     # The shared file names another root; held-out-repos.json, the set's own, must win.
     (tmp_path / "semble_repos.json").write_text(json.dumps({"repos": [{"name": "mini", "benchmark_root": "src"}]}))
     (tmp_path / "held-out-repos.json").write_text(json.dumps({"repos": [{"name": "mini", "benchmark_root": "lib"}]}))
