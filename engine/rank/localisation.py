@@ -12,12 +12,12 @@ functions, methods and classes inside the first few of them by what the issue sa
 - `words`: the issue's prose words in its name and its own lines (BM25, normalised by the best);
 - `found`: the places the parts' searches found inside it (their fusion gains, normalised).
 
-A function scores its file's share of the best file's score (squared: FUNCTION_FILE_POWER) times
-`floor + Σ weight × feature` (FUNCTION_WEIGHTS in profiles.py), lowered for a test function or a
-file the path prior lowers (a test, an example, docs), so the second file's function that the traceback names beats
-the first file's function that nothing points at, and a function of a weak file needs strong
-evidence. Each function's own lines are its span minus its nested definitions': a class is scored
-by its header and attributes, its methods by themselves.
+A function scores its file's share, 1 / (1 + the file's place among the found files) to the power
+FUNCTION_FILE_POWER, times `floor + Σ weight × feature` (FUNCTION_WEIGHTS in profiles.py), lowered for
+a test function or a file the path prior lowers (a test, an example, docs), so the second file's function
+that the traceback names beats the first file's function that nothing points at, and a function of a
+later file needs stronger evidence. Each function's own lines are its span minus its nested definitions':
+a class is scored by its header and attributes, its methods by themselves.
 
 The answer lists the functions best first, each with the features that put it there (`reasons`).
 """
@@ -78,7 +78,7 @@ class Evidence:
 
 @dataclass(frozen=True)
 class Candidate:
-    """One function of a found file with its features (each 0..1) and its file's standing."""
+    """One function of a found file with its features (each 0..1) and its file's share (1 / (1 + place))."""
 
     path: str
     symbol: Symbol
@@ -132,12 +132,10 @@ def candidates(
 ) -> list[Candidate]:
     """The functions of the first `depth` files, each with its features."""
     top = files[:depth]
-    if not top:
-        return []
-    best_file = max(result.score for result in top) or 1.0
-    rows: list[tuple[FusedResult, Symbol, dict[str, float], list[str]]] = []
+    rows: list[tuple[FusedResult, float, Symbol, dict[str, float], list[str]]] = []
     found_raw: list[float] = []
-    for result in top:
+    for place, result in enumerate(top):
+        share = 1.0 / (1 + place)  # the file's place, not its fused score: see FUNCTION_FILE_POWER
         structure = parsed(result.path)
         body = text(result.path)
         defined = [s for s in structure.symbols if s.kind in FUNCTION_KINDS] if structure is not None else []
@@ -169,14 +167,14 @@ def candidates(
                 "calls": uses.get(index, 0.0),
             }
             tokens = token_bag(own) + code_tokens(symbol.qualified or symbol.name) * FUNCTION_NAME_WEIGHT
-            rows.append((result, symbol, features, tokens))
+            rows.append((result, share, symbol, features, tokens))
             found_raw.append(gains.get(index, 0.0))
-    words = _bm25([row[3] for row in rows], evidence.words)
+    words = _bm25([row[4] for row in rows], evidence.words)
     top_words = max(words, default=0.0) or 1.0
     top_found = max(found_raw, default=0.0) or 1.0
     out = []
-    for (result, symbol, features, _), lexical, gain in zip(rows, words, found_raw, strict=True):
-        out.append(Candidate(result.path, symbol, result.score / best_file,
+    for (result, share, symbol, features, _), lexical, gain in zip(rows, words, found_raw, strict=True):
+        out.append(Candidate(result.path, symbol, share,
                              {**features, "words": lexical / top_words, "found": gain / top_found},
                              is_test(symbol) or result.prior < 1.0))
     return out

@@ -62,6 +62,16 @@ def test_a_frame_in_the_second_file_beats_the_first_files_functions() -> None:
     assert ranked[0] == "pkg/registry.py::lookup"
 
 
+def test_a_files_share_is_its_place_not_its_fused_score() -> None:
+    for second in (0.99, 0.1):  # close behind the first file, or far behind: the same share
+        files = [_file("pkg/core.py", 1.0), _file("pkg/registry.py", second)]
+        shares = {c.symbol.name: c.file_share for c in candidates(files, {}, _parsed, FILES.get, Evidence())}
+        assert shares["format"] == 1.0 and shares["dispatch"] == shares["lookup"] == 0.5
+    # so the function the words point at in a file scored far below the first still ranks first
+    ranked = _ranked(Evidence(words=("dispatch",)), scores=(1.0, 0.1))
+    assert ranked[0] == "pkg/registry.py::dispatch"
+
+
 def test_a_stated_name_and_its_class() -> None:
     ranked = _ranked(Evidence(names={"format": 1.0}))
     assert ranked[0] == "pkg/core.py::Writer.format"
