@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..model.profiles import (
     FUNCTION_BM25_B,
@@ -36,6 +36,8 @@ from ..model.profiles import (
     FUNCTION_FILES,
     FUNCTION_FLOOR,
     FUNCTION_LIMIT,
+    FUNCTION_LITERAL_FILES,
+    FUNCTION_LITERAL_LIFT,
     FUNCTION_NAME_WEIGHT,
     FUNCTION_TEST_PRIOR,
     FUNCTION_WEIGHTS,
@@ -52,6 +54,7 @@ __all__ = [
     "FunctionHit",
     "candidates",
     "is_test",
+    "lift_said",
     "rank_functions",
     "score_candidates",
 ]
@@ -178,6 +181,41 @@ def candidates(
                              {**features, "words": lexical / top_words, "found": gain / top_found},
                              is_test(symbol) or result.prior < 1.0))
     return out
+
+
+def lift_said(files: Sequence[FusedResult], parsed: Callable[[str], ParsedFile | None],
+              text: Callable[[str], str | None], literals: Sequence[str], depth: int = FUNCTION_LITERAL_FILES,
+              lift: float = FUNCTION_LITERAL_LIFT) -> list[FusedResult]:
+    """The fused files, those of the first `depth` whose function says one of the issue's messages or quotes
+    on its own lines lifted by (1 + lift) (a test's by FUNCTION_TEST_PRIOR of that), the first `depth`
+    re-sorted as `fuse_files` sorts: where an error is raised is where it is most often fixed."""
+    if not literals:
+        return list(files)
+    head = []
+    for result in files[:depth]:
+        said = _says(result, parsed, text, literals)
+        head.append(replace(result, score=result.score * (1 + lift * said)) if said else result)
+    head.sort(key=lambda result: (-result.score, result.path))
+    return head + list(files[depth:])
+
+
+def _says(result: FusedResult, parsed: Callable[[str], ParsedFile | None], text: Callable[[str], str | None],
+          literals: Sequence[str]) -> float:
+    """1 when a function of the file says a literal on its own lines, FUNCTION_TEST_PRIOR when only a test
+    (or a function of a file the path prior lowers) does, else 0."""
+    body = text(result.path)
+    structure = parsed(result.path) if body is not None and any(literal in body for literal in literals) else None
+    if body is None or structure is None:
+        return 0.0
+    defined = [s for s in structure.symbols if s.kind in FUNCTION_KINDS]
+    lines = body.split("\n")
+    said = 0.0
+    for index, owned in _own_lines(defined, len(lines)).items():
+        own = "\n".join(lines[line] for line in owned)
+        if any(literal in own for literal in literals):
+            lowered = is_test(defined[index]) or result.prior < 1.0
+            said = max(said, FUNCTION_TEST_PRIOR if lowered else 1.0)
+    return said
 
 
 def is_test(symbol: Symbol) -> bool:
