@@ -12,12 +12,12 @@ functions, methods and classes inside the first few of them by what the issue sa
 - `words`: the issue's prose words in its name and its own lines (BM25, normalised by the best);
 - `found`: the places the parts' searches found inside it (their fusion gains, normalised).
 
-A function scores its file's share of the best file's score (squared: FUNCTION_FILE_POWER) times
-`floor + Σ weight × feature` (FUNCTION_WEIGHTS in profiles.py), lowered for a test function or a
-file the path prior lowers (a test, an example, docs), so the second file's function that the traceback names beats
-the first file's function that nothing points at, and a function of a weak file needs strong
-evidence. Each function's own lines are its span minus its nested definitions': a class is scored
-by its header and attributes, its methods by themselves.
+A function scores its file's share, 1 / (1 + the file's place among the found files) to the power
+FUNCTION_FILE_POWER, times `floor + Σ weight × feature` (FUNCTION_WEIGHTS in profiles.py), lowered for
+a test function or a file the path prior lowers (a test, an example, docs), so the second file's function
+that the traceback names beats the first file's function that nothing points at, and a function of a
+later file needs stronger evidence. Each function's own lines are its span minus its nested definitions':
+a class is scored by its header and attributes, its methods by themselves.
 
 The answer lists the functions best first, each with the features that put it there (`reasons`).
 """
@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..model.profiles import (
     FUNCTION_BM25_B,
@@ -36,6 +36,8 @@ from ..model.profiles import (
     FUNCTION_FILES,
     FUNCTION_FLOOR,
     FUNCTION_LIMIT,
+    FUNCTION_LITERAL_FILES,
+    FUNCTION_LITERAL_LIFT,
     FUNCTION_NAME_WEIGHT,
     FUNCTION_TEST_PRIOR,
     FUNCTION_WEIGHTS,
@@ -52,6 +54,7 @@ __all__ = [
     "FunctionHit",
     "candidates",
     "is_test",
+    "lift_said",
     "rank_functions",
     "score_candidates",
 ]
@@ -78,7 +81,7 @@ class Evidence:
 
 @dataclass(frozen=True)
 class Candidate:
-    """One function of a found file with its features (each 0..1) and its file's standing."""
+    """One function of a found file with its features (each 0..1) and its file's share (1 / (1 + place))."""
 
     path: str
     symbol: Symbol
@@ -132,12 +135,10 @@ def candidates(
 ) -> list[Candidate]:
     """The functions of the first `depth` files, each with its features."""
     top = files[:depth]
-    if not top:
-        return []
-    best_file = max(result.score for result in top) or 1.0
-    rows: list[tuple[FusedResult, Symbol, dict[str, float], list[str]]] = []
+    rows: list[tuple[FusedResult, float, Symbol, dict[str, float], list[str]]] = []
     found_raw: list[float] = []
-    for result in top:
+    for place, result in enumerate(top):
+        share = 1.0 / (1 + place)  # the file's place, not its fused score: see FUNCTION_FILE_POWER
         structure = parsed(result.path)
         body = text(result.path)
         defined = [s for s in structure.symbols if s.kind in FUNCTION_KINDS] if structure is not None else []
@@ -169,17 +170,52 @@ def candidates(
                 "calls": uses.get(index, 0.0),
             }
             tokens = token_bag(own) + code_tokens(symbol.qualified or symbol.name) * FUNCTION_NAME_WEIGHT
-            rows.append((result, symbol, features, tokens))
+            rows.append((result, share, symbol, features, tokens))
             found_raw.append(gains.get(index, 0.0))
-    words = _bm25([row[3] for row in rows], evidence.words)
+    words = _bm25([row[4] for row in rows], evidence.words)
     top_words = max(words, default=0.0) or 1.0
     top_found = max(found_raw, default=0.0) or 1.0
     out = []
-    for (result, symbol, features, _), lexical, gain in zip(rows, words, found_raw, strict=True):
-        out.append(Candidate(result.path, symbol, result.score / best_file,
+    for (result, share, symbol, features, _), lexical, gain in zip(rows, words, found_raw, strict=True):
+        out.append(Candidate(result.path, symbol, share,
                              {**features, "words": lexical / top_words, "found": gain / top_found},
                              is_test(symbol) or result.prior < 1.0))
     return out
+
+
+def lift_said(files: Sequence[FusedResult], parsed: Callable[[str], ParsedFile | None],
+              text: Callable[[str], str | None], literals: Sequence[str], depth: int = FUNCTION_LITERAL_FILES,
+              lift: float = FUNCTION_LITERAL_LIFT) -> list[FusedResult]:
+    """The fused files, those of the first `depth` whose function says one of the issue's messages or quotes
+    on its own lines lifted by (1 + lift) (a test's by FUNCTION_TEST_PRIOR of that), the first `depth`
+    re-sorted as `fuse_files` sorts: where an error is raised is where it is most often fixed."""
+    if not literals:
+        return list(files)
+    head = []
+    for result in files[:depth]:
+        said = _says(result, parsed, text, literals)
+        head.append(replace(result, score=result.score * (1 + lift * said)) if said else result)
+    head.sort(key=lambda result: (-result.score, result.path))
+    return head + list(files[depth:])
+
+
+def _says(result: FusedResult, parsed: Callable[[str], ParsedFile | None], text: Callable[[str], str | None],
+          literals: Sequence[str]) -> float:
+    """1 when a function of the file says a literal on its own lines, FUNCTION_TEST_PRIOR when only a test
+    (or a function of a file the path prior lowers) does, else 0."""
+    body = text(result.path)
+    structure = parsed(result.path) if body is not None and any(literal in body for literal in literals) else None
+    if body is None or structure is None:
+        return 0.0
+    defined = [s for s in structure.symbols if s.kind in FUNCTION_KINDS]
+    lines = body.split("\n")
+    said = 0.0
+    for index, owned in _own_lines(defined, len(lines)).items():
+        own = "\n".join(lines[line] for line in owned)
+        if any(literal in own for literal in literals):
+            lowered = is_test(defined[index]) or result.prior < 1.0
+            said = max(said, FUNCTION_TEST_PRIOR if lowered else 1.0)
+    return said
 
 
 def is_test(symbol: Symbol) -> bool:

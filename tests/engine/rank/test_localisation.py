@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Mapping
+from dataclasses import replace
 
 from fourfold.engine.index.structure import parse_file
 from fourfold.engine.model.records import ParsedFile, Span
 from fourfold.engine.rank.fusion import FusedResult
-from fourfold.engine.rank.localisation import Evidence, candidates, rank_functions, score_candidates
+from fourfold.engine.rank.localisation import Evidence, candidates, lift_said, rank_functions, score_candidates
 from fourfold.engine.search.decompose import evidence_of, split
 
 CORE = textwrap.dedent('''\
@@ -62,6 +63,16 @@ def test_a_frame_in_the_second_file_beats_the_first_files_functions() -> None:
     assert ranked[0] == "pkg/registry.py::lookup"
 
 
+def test_a_files_share_is_its_place_not_its_fused_score() -> None:
+    for second in (0.99, 0.1):  # close behind the first file, or far behind: the same share
+        files = [_file("pkg/core.py", 1.0), _file("pkg/registry.py", second)]
+        shares = {c.symbol.name: c.file_share for c in candidates(files, {}, _parsed, FILES.get, Evidence())}
+        assert shares["format"] == 1.0 and shares["dispatch"] == shares["lookup"] == 0.5
+    # so the function the issue's words point at in a file scored far below the first still ranks first
+    ranked = _ranked(Evidence(words=("dispatch",)), scores=(1.0, 0.1))
+    assert ranked[0] == "pkg/registry.py::dispatch"
+
+
 def test_a_stated_name_and_its_class() -> None:
     ranked = _ranked(Evidence(names={"format": 1.0}))
     assert ranked[0] == "pkg/core.py::Writer.format"
@@ -112,3 +123,18 @@ def test_evidence_of_an_issue() -> None:
 def test_a_function_that_calls_a_stated_name() -> None:
     ranked = _ranked(Evidence(names={"format": 0.3}))
     assert ranked[:2] == ["pkg/core.py::Writer.format", "pkg/core.py::Writer.write"]  # write calls self.format
+
+
+def test_a_file_whose_function_says_the_message_is_lifted_a_little() -> None:
+    message = ("header rows are not supported",)
+    close = [_file("pkg/registry.py", 1.0), _file("pkg/core.py", 0.9)]
+    assert [r.path for r in lift_said(close, _parsed, FILES.get, message)] == ["pkg/core.py", "pkg/registry.py"]
+    lifted = {r.path: r.score for r in lift_said(close, _parsed, FILES.get, message)}
+    assert lifted == {"pkg/core.py": 0.9 * 1.25, "pkg/registry.py": 1.0}
+    far = [_file("pkg/registry.py", 1.0), _file("pkg/core.py", 0.5)]  # a message alone does not beat every part
+    assert [r.path for r in lift_said(far, _parsed, FILES.get, message)] == ["pkg/registry.py", "pkg/core.py"]
+    assert [r.path for r in lift_said(close, _parsed, FILES.get, ())] == ["pkg/registry.py", "pkg/core.py"]
+    # said only by a file the path prior lowers: lifted by the test share of the lift
+    lowered = [_file("pkg/registry.py", 1.0), replace(_file("pkg/core.py", 0.9), prior=0.3)]
+    assert {r.path: r.score for r in lift_said(lowered, _parsed, FILES.get, message)}["pkg/core.py"] == (
+        0.9 * (1 + 0.25 * 0.3))
