@@ -82,6 +82,23 @@ def test_a_description_is_nearest_its_own_definition() -> None:
         assert int(np.argmax(scores)) == own, (question, scores)
 
 
+def test_a_definition_is_nearest_its_sibling_implementation() -> None:
+    """find_similar ranks by the seed's own vector: two implementations of one interface (here, a
+    queue's `push` over a list and over Redis) must be nearer each other than to unrelated code."""
+    seed = (
+        "queues/memory.py\nmethod memory queue push\ndef push(self, item)\n    def push(self, item):\n"
+        "        with self.lock:\n            self.items.append(item)\n            self.not_empty.notify()\n"
+    )
+    sibling = (
+        "queues/redis.py\nmethod redis queue push\ndef push(self, item)\n    def push(self, item):\n"
+        "        payload = json.dumps(item)\n        self.client.rpush(self.key, payload)\n"
+    )
+    backend = CodeBackend()
+    candidates = backend.embed_documents([sibling, RETRY, TEMPLATE, PARSE])
+    scores = candidates @ backend.embed_query(seed)
+    assert int(np.argmax(scores)) == 0, scores
+
+
 def test_words_outside_the_vocabulary_still_match_themselves() -> None:
     model = load_code_model()
     assert "kleislicompos" not in model.vocabulary and "zzyzx" not in model.vocabulary
