@@ -46,7 +46,8 @@ from ..model.records import FileRecord, ParsedFile
 # and when the graph resolves names differently: the stored centrality is keyed by this number too.
 # 11: the records live in `fourfold.engine.model.records` (rows are pickled under their module's name).
 # 12: a C++ namespace's using-declarations (`using std::string_view;`) are definitions.
-SCHEMA_VERSION = 12
+# 13: the same re-export after a macro line (`ABSL_NAMESPACE_BEGIN`), which the grammar misreads.
+SCHEMA_VERSION = 13
 INDEX_FILE = "index.sqlite"
 log = logging.getLogger(__name__)
 _DERIVED_TABLE = ("CREATE TABLE IF NOT EXISTS derived ("

@@ -17,6 +17,12 @@
 (namespace_definition body: (declaration_list
   (using_declaration (qualified_identifier name: (qualified_identifier name: (qualified_identifier
     name: [(identifier) (type_identifier)] @name)))) @definition.type))
+; The same after a macro line (`ABSL_NAMESPACE_BEGIN`), which the grammar reads as the start of a
+; declaration whose declarator is `using std::string_view`: its scope is the word `using`.
+(namespace_definition body: (declaration_list
+  (declaration type: (type_identifier)
+    declarator: (qualified_identifier scope: (namespace_identifier) @_using name: (identifier) @name)
+    (#eq? @_using "using")) @definition.type))
 (enumerator name: (identifier) @name) @definition.enum_member
 (preproc_def name: (identifier) @name) @definition.macro
 (preproc_function_def name: (identifier) @name) @definition.macro

@@ -412,6 +412,7 @@ MORE_KINDS = [
     ("a.kt", "package a\nval defaultClient = Client()\n", "defaultClient", "variable"),
     ("a.cc", "namespace absl {\nusing std::string_view;\n}\n", "absl.string_view", "type"),
     ("a.cc", "namespace absl {\nusing ::absl::internal::Hash;\n}\n", "absl.Hash", "type"),
+    ("a.cc", "namespace absl {\nABSL_NAMESPACE_BEGIN\n\nusing std::string_view;\n}\n", "absl.string_view", "type"),
 ]
 
 
