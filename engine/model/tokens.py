@@ -29,7 +29,8 @@ MIN_TOKEN = 2
 # Distinct words whose token lists are memoised: code repeats its vocabulary heavily.
 WORD_CACHE_SIZE = 1 << 16
 
-_WORD = re.compile(r"\w+")
+# A word of text, before it is split into code tokens (also how the embedding models read words).
+WORD = re.compile(r"\w+")
 # What separates the parts of a qualified name (`a.b`, `A::B`, `a->b`, `A#b`, `A\\B`).
 QUALIFIER = re.compile(r"::|\\|->|\.|#")
 # Identifier parts: acronyms before a capitalised word (HTTPConfig -> HTTP, Config), capitalised
@@ -60,7 +61,7 @@ _UNDOUBLE = re.compile(r"([bdfgkmnprt])\1$")
 def code_tokens(text: str) -> list[str]:
     """BM25 tokens of a text: split identifiers, lowercase, drop stop words, stem."""
     tokens: list[str] = []
-    for word in _WORD.findall(text):
+    for word in WORD.findall(text):
         tokens.extend(_word_tokens(word))
     return tokens
 
@@ -69,7 +70,7 @@ def token_bag(text: str) -> list[str]:
     """The same multiset as `code_tokens`, in no particular order: faster on large texts, since
     each distinct word is expanded once (BM25 only counts tokens; it never looks at their order)."""
     tokens: list[str] = []
-    for word, count in Counter(_WORD.findall(text)).items():
+    for word, count in Counter(WORD.findall(text)).items():
         tokens.extend(_word_tokens(word) * count)
     return tokens
 

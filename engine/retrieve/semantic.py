@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -12,7 +11,7 @@ from ..index.lexical import LexicalIndex
 from ..index.snapshot import Snapshot
 from ..model.profiles import SEMANTIC_WORD_SMOOTHING, VECTOR_CANDIDATES
 from ..model.records import Chunk, Hit
-from ..model.tokens import query_tokens
+from ..model.tokens import WORD, query_tokens
 from ..query.parsedquery import ParsedQuery
 from ..query.request import Ranking
 from ..semantic.vectors import VectorIndex
@@ -20,9 +19,6 @@ from .retriever import Retriever, chunk_hit
 from .text import LexicalCache
 
 __all__ = ["SemanticState", "SemanticView", "make_semantic_retriever", "word_weights"]
-
-# A query's words, as the embedding models split text (`embedding._WORD`).
-_WORD = re.compile(r"\w+")
 
 
 @dataclass(frozen=True)
@@ -53,7 +49,7 @@ def word_weights(text: str, lexical: LexicalIndex) -> dict[str, float]:
     (SEMANTIC_WORD_SMOOTHING); words no chunk has and stop words are left out, so they weigh 1."""
     smoothing = SEMANTIC_WORD_SMOOTHING
     weights: dict[str, float] = {}
-    for word in dict.fromkeys(_WORD.findall(text)):
+    for word in dict.fromkeys(WORD.findall(text)):
         tokens = query_tokens(word)
         share = lexical.document_share(tokens) if tokens else 0.0
         if share > 0:
@@ -79,8 +75,8 @@ def make_semantic_retriever(state: SemanticState, lexical: LexicalCache | None =
         if stored is not None:
             vector = stored
         else:
-            weigh = lexical is not None and features.word_weights
-            weights = word_weights(query.raw, lexical.get(snapshot)[0]) if weigh and lexical is not None else {}
+            weights = word_weights(query.raw, lexical.get(snapshot)[0]) \
+                if lexical is not None and features.word_weights else {}
             vector = np.asarray(view.embed_query(query.raw, weights))
         candidates = VECTOR_CANDIDATES if features.binary_vectors else len(view.vectors)
         for key, score in view.vectors.search_keys(vector, limit=depth, candidates=candidates):

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 import time
 from collections import Counter
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
@@ -496,26 +496,20 @@ def fuse_files(
     ranks: dict[str, dict[str, int]] = {}
     best: dict[str, tuple[float, FusedResult]] = {}
     places: dict[str, list[tuple[float, Span]]] = {}
-    for item in answered:
-        seen: set[str] = set()
-        for rank, result in enumerate(item.results[:depth]):
-            if result.path in seen:
-                continue
-            seen.add(result.path)
-            gain = item.part.weight / (k + rank + 1)
-            scores[result.path] = scores.get(result.path, 0.0) + gain
-            contributions = by_source.setdefault(result.path, {})
-            for name, share in _shares(item.part, result).items():
-                contributions[name] = contributions.get(name, 0.0) + gain * share
-            file_ranks = ranks.setdefault(result.path, {})
-            file_ranks[item.part.source] = min(file_ranks.get(item.part.source, rank), rank)
-            # a searched part's place (a definition, a chunk) stands for the file before a bare named file
-            weight = gain + (0.0 if item.part.paths else 1.0)
-            if result.path not in best or weight > best[result.path][0]:
-                best[result.path] = (weight, result)
-            # a part's own order of places in the file counts: its n-th match weighs MATCH_DECAY^n of its best
-            file_places = places.setdefault(result.path, [])
-            file_places.extend((gain * MATCH_DECAY**n, span) for n, span in enumerate((result.span, *result.matches)))
+    for item, rank, result, gain in _file_gains(answered, k, depth):
+        scores[result.path] = scores.get(result.path, 0.0) + gain
+        contributions = by_source.setdefault(result.path, {})
+        for name, share in _shares(item.part, result).items():
+            contributions[name] = contributions.get(name, 0.0) + gain * share
+        file_ranks = ranks.setdefault(result.path, {})
+        file_ranks[item.part.source] = min(file_ranks.get(item.part.source, rank), rank)
+        # a searched part's place (a definition, a chunk) stands for the file before a bare named file
+        weight = gain + (0.0 if item.part.paths else 1.0)
+        if result.path not in best or weight > best[result.path][0]:
+            best[result.path] = (weight, result)
+        # a part's own order of places in the file counts: its n-th match weighs MATCH_DECAY^n of its best
+        file_places = places.setdefault(result.path, [])
+        file_places.extend((gain * MATCH_DECAY**n, span) for n, span in enumerate((result.span, *result.matches)))
     fused = []
     for path, score in scores.items():
         factor = prior(path) if prior is not None else 1.0
@@ -535,18 +529,23 @@ def part_places(answered: Sequence[PartResult], k: int = FILE_K, depth: int = PA
     """Every place a searched part found in each file, with its share of the part's gain there (the
     n-th place of a part in a file weighs MATCH_DECAY^n of the file's gain, as in `fuse_files`)."""
     places: dict[str, list[tuple[float, Span]]] = {}
-    for item in answered:
-        if item.part.paths:
-            continue
-        seen: set[str] = set()
-        for rank, result in enumerate(item.results[:depth]):
-            if result.path in seen:
-                continue
-            seen.add(result.path)
-            gain = item.part.weight / (k + rank + 1)
+    for item, _, result, gain in _file_gains(answered, k, depth):
+        if not item.part.paths:
             places.setdefault(result.path, []).extend(
                 (gain * MATCH_DECAY**n, span) for n, span in enumerate((result.span, *result.matches)))
     return places
+
+
+def _file_gains(answered: Sequence[PartResult], k: int, depth: int
+                ) -> Iterator[tuple[PartResult, int, FusedResult, float]]:
+    """Each part's first result in each file among its first `depth`, with its rank and RRF gain
+    (the part's weight / (k + rank + 1)): what `fuse_files` and `part_places` both count."""
+    for item in answered:
+        seen: set[str] = set()
+        for rank, result in enumerate(item.results[:depth]):
+            if result.path not in seen:
+                seen.add(result.path)
+                yield item, rank, result, item.part.weight / (k + rank + 1)
 
 
 def evidence_of(text: str, files: Collection[str]) -> Evidence:

@@ -18,7 +18,6 @@ import functools
 import itertools
 import logging
 import math
-import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -27,6 +26,8 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
+
+from ..model.tokens import WORD
 
 __all__ = [
     "CODE_MODEL_FOLDER",
@@ -212,7 +213,7 @@ class LocalBackend:
         embedding, tokenizer = _wordllama_model(self._limits.max_tokens)
         clipped = text[: self._limits.max_tokens * self._limits.max_chars_per_token]
         encoding = tokenizer.encode(clipped, add_special_tokens=False)
-        words = [(match.end(), weights.get(match.group(), 1.0)) for match in _WORD.finditer(clipped)]
+        words = [(match.end(), weights.get(match.group(), 1.0)) for match in WORD.finditer(clipped)]
         ends = [end for end, _ in words]
         # A token's offsets may include the space before its word, so its last character places it.
         row = [
@@ -247,8 +248,6 @@ CODE_MODEL_FOLDER = Path(__file__).parent / "models" / "code"
 # characters): chunk text puts path, name, signature and doc first, and the body's head carries
 # the rest of its topic.
 CODE_MAX_CHARS = 4096
-# Words as `fourfold.engine.model.tokens` finds them; each word is then split into its code tokens.
-_WORD = re.compile(r"\w+")
 
 
 def code_bag(
@@ -270,7 +269,7 @@ def code_bag(
     scales: dict[int, float] = {}
     missing: dict[str, int] = {}
     missing_scales: dict[str, float] = {}
-    for word in _WORD.findall(text[:CODE_MAX_CHARS]):
+    for word in WORD.findall(text[:CODE_MAX_CHARS]):
         scale = 1.0 if word_weights is None else word_weights.get(word, 1.0)
         for index in lookup(word):
             counts[index] = counts.get(index, 0) + 1
