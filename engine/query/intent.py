@@ -156,7 +156,8 @@ RULES: tuple[Rule, ...] = (
             "en": (
                 r"where(?:'s|\s+is|\s+are)\s+{x}\s+(?:defined|declared|implemented)",
                 r"where\s+{x}\s+(?:is|are|gets)\s+(?:defined|declared|implemented)",
-                r"(?:definition|declaration|implementation)s?\s+(?:of|for)",
+                r"^(?:(?:go|jump)\s+to\s+)?(?:the\s+)?(?:definition|declaration|implementation)s?\s+(?:of|for)\s+{name}\s*\??$",
+                r"(?:definition|declaration|implementation)s?\s+(?:of|for)\s+{id}",
                 r"where(?:'s|\s+is)\s+{id}\s*\??$",
                 r"where(?:'s|\s+is|\s+are)\s+(?:the\s+)?(?:function|method|class|struct|interface|trait|type|enum"
                 r"|module|macro|constant|variable)\s+{name}\s*\??$",

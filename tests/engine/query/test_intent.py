@@ -97,6 +97,10 @@ CASES: list[tuple[str, str, float, str, str | None]] = [
     ("where's the Session class defined?", "find_definition", 0.90, "4b:where-defined", "Session"),
     ("definition of retry", "find_definition", 0.90, "4b:where-defined", "retry"),
     ("go to definition of Session.send", "find_definition", 0.90, "4b:where-defined", "Session.send"),
+    ("implementation of parse_file in the workspace", "find_definition", 0.90, "4b:where-defined", "parse_file"),
+    # ... but a noun phrase that names no code is a description: `X implementation for Y` asks how.
+    ("iterator implementation for JSON arrays and objects", "understand_code", 0.40, "9:fallback", None),
+    ("definition of the retry policy for uploads", "understand_code", 0.40, "9:fallback", None),
     ("where is parseConfig", "find_definition", 0.90, "4b:where-defined", "parseConfig"),
     # A plain word is a name when the question says so with a noun (`the function X`), in every language.
     ("where is the function tinsert", "find_definition", 0.90, "4b:where-defined", "tinsert"),
