@@ -384,6 +384,56 @@ def stop_words(reader: str) -> frozenset[str]:
     """The words `reader` drops (one of the STOP_WORDS_* readers)."""
     return frozenset(word for row in STOP_WORD_TABLE if reader in row.readers for word in row.words.split())
 
+# --- Abbreviations (model/tokens.py `with_abbreviations`, read by the BM25 question retriever). ---
+# Code writes `iter_impl.hpp`, `cfg`, `ctx`, `utils.go` where a question writes "iterator implementation",
+# "configuration", "context", "utility": BM25 never matches the two, and a static embedding of the
+# short form is weak. Each row is (the short forms code uses, the words a question uses); a question's
+# word adds its short forms as extra BM25 terms (their idf keeps a ubiquitous one, Go's `err`, cheap).
+# The usual abbreviations of programming, in every language, for things code names (types, files,
+# functions); none read off a query set. Left out: short forms that are English words or ambiguous
+# (`res`, `de`, `ser`, `def`), and those that are everyday local variable names (`val`, `obj`, `str`,
+# `db`, `err`, `buf`, `src`, `len`, `tmp`, `args`): in every function, they name no topic. Measured
+# with them in, "database" -> `db` pulled Django's whole `db/` package into "how are database
+# queries turned into SQL text".
+ABBREVIATIONS: Final[tuple[tuple[str, str], ...]] = (
+    ("impl", "implementation implementations implement implements implemented implementing"),
+    ("iter", "iterator iterators iterate iterates iteration iterable"),
+    ("cfg conf config", "configuration configurations configure configured"),
+    ("ctx", "context contexts"),
+    ("msg", "message messages"),
+    ("req", "request requests"),
+    ("resp", "response responses"),
+    ("auth", "authentication authenticate authorization authorize"),
+    ("init", "initialization initialize initialise initializer initialization"),
+    ("env", "environment environments"),
+    ("param params", "parameter parameters"),
+    ("conn", "connection connections"),
+    ("dir", "directory directories"),
+    ("util utils", "utility utilities"),
+    ("spec", "specification specifications"),
+    ("doc docs", "documentation"),
+    ("info", "information"),
+    ("attr attrs", "attribute attributes"),
+    ("expr", "expression expressions"),
+    ("alloc", "allocate allocation allocations allocator"),
+    ("sync", "synchronize synchronise synchronization synchronous"),
+    ("async", "asynchronous asynchronously"),
+    ("app", "application applications"),
+    ("desc", "description descriptor"),
+    ("cmd", "command commands"),
+    ("pkg", "package packages"),
+    ("lib", "library libraries"),
+    ("stats", "statistics"),
+    ("addr", "address addresses"),
+    ("proto", "protocol protocols"),
+    ("txn", "transaction transactions"),
+    ("seq", "sequence sequences"),
+    ("regex regexp", "regular"),
+    ("repo", "repository repositories"),
+    ("coro", "coroutine coroutines"),
+    ("decl", "declaration declarations"),
+)
+
 # --- Requests (engine/query/request.py). ---
 # Long enough for a whole pasted issue (the longest SWE-bench Lite issue is 24,770 characters); longer
 # is refused with a message, never cut silently.

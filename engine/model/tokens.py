@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Sequence
 from functools import lru_cache
 
-from .profiles import STOP_WORDS_CODE, STOP_WORDS_WORDS, stop_words
+from .profiles import ABBREVIATIONS, STOP_WORDS_CODE, STOP_WORDS_WORDS, stop_words
 
 # Words that carry no meaning for retrieval: English function and question words (Lucene's English
 # list) and the keywords / ubiquitous names of the indexed languages: rows of the one stop-word
@@ -80,6 +81,14 @@ def query_tokens(text: str) -> list[str]:
     return code_tokens(text)
 
 
+def with_abbreviations(tokens: Sequence[str]) -> list[str]:
+    """A question's tokens and, after them, the short forms code writes for them (`implementation`
+    adds `impl`): extra BM25 terms, each once, none already asked."""
+    asked = set(tokens)
+    extra = [short for token in tokens for short in _SHORT_FORMS.get(token, ()) if short not in asked]
+    return [*tokens, *dict.fromkeys(extra)]
+
+
 def split_identifier(word: str) -> list[str]:
     """The lowercase parts of an identifier, digits dropped: `parseHTTPConfig2` -> parse, http, config."""
     parts: list[str] = []
@@ -120,6 +129,19 @@ def stem(word: str) -> str:
     if len(word) > 3 and word.endswith("y") and word[-2] not in "aeiou":
         word = word[:-1] + "i"
     return word
+
+
+def _short_forms() -> dict[str, tuple[str, ...]]:
+    table: dict[str, tuple[str, ...]] = {}
+    for shorts, words in ABBREVIATIONS:
+        forms = tuple(stem(short) for short in shorts.split())
+        for word in words.split():
+            table[stem(word)] = tuple(dict.fromkeys((*table.get(stem(word), ()), *forms)))
+    return table
+
+
+# A question word's stem -> the stems of its short forms (the ABBREVIATIONS table, as BM25 tokens).
+_SHORT_FORMS = _short_forms()
 
 
 def last_name(symbol: str | None) -> str | None:

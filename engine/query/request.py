@@ -25,6 +25,7 @@ class Ranking:
     `k` overrides the preset's RRF constant; `without` removes modalities from every route;
     `binary_vectors` off scores every vector exactly instead of a binary shortlist rescored in float;
     `word_weights` weighs a semantic query's words by how rare they are among the chunks;
+    `abbreviations` adds the short forms code writes (`impl`, `cfg`) to a question's BM25 terms;
     `weights` replaces rows of the DESIGN §3 weight table on fused routes (`bench/fit_weights.py`
     measures alternatives with it; the shipped table is `profiles.WEIGHTS`).
     """
@@ -36,6 +37,7 @@ class Ranking:
     path_priors: bool = True
     centrality: bool = True
     word_weights: bool = True
+    abbreviations: bool = True
     binary_vectors: bool = True
     k: int | None = None
     without: frozenset[str] = field(default_factory=frozenset)

@@ -15,6 +15,7 @@ from ..index.snapshot import Snapshot
 from ..index.textsearch import SearchText, TextQuery, candidate_plan, search_text
 from ..model.profiles import LEXICAL_CANDIDATES
 from ..model.records import Chunk, Hit, ParsedFile, Symbol
+from ..model.tokens import with_abbreviations
 from ..query.parsedquery import ParsedQuery
 from ..query.request import Ranking
 from ..rank.ranking import boost_chunks, literal_ranked, with_generic
@@ -127,7 +128,8 @@ def _question_hits(
     The list stays one entry per chunk: where a file's chunks sit in it is evidence that fusion
     uses (measured: collapsing it to one entry per file before fusion cost 0.06 NDCG@10 on semble).
     """
-    found = index.search_tokens(query.tokens, max(depth, LEXICAL_CANDIDATES))
+    tokens = with_abbreviations(query.tokens) if features.abbreviations else list(query.tokens)
+    found = index.search_tokens(tokens, max(depth, LEXICAL_CANDIDATES))
     scored = [(chunks[position], score) for position, score in found]
     names = None
     if features.definitions:

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from fourfold.engine.model.tokens import STOP_WORDS, code_tokens, query_tokens, split_identifier, stem
+from fourfold.engine.model.tokens import (
+    STOP_WORDS,
+    code_tokens,
+    query_tokens,
+    split_identifier,
+    stem,
+    with_abbreviations,
+)
 
 
 @pytest.mark.parametrize(
@@ -58,3 +65,13 @@ def test_stemmer_leaves_non_inflections_alone(word: str) -> None:
 def test_query_and_documents_share_the_pipeline() -> None:
     assert query_tokens("how is the Config parsed?") == ["config", "pars"]
     assert set(query_tokens("retrying loaders")) <= set(code_tokens("def retry(loader): ..."))
+
+
+def test_a_question_word_adds_the_short_forms_code_writes_once() -> None:
+    tokens = query_tokens("iterator implementation for the configuration")
+    expanded = with_abbreviations(tokens)
+    assert expanded[: len(tokens)] == tokens  # the question's own terms first, unchanged
+    assert {"iter", "impl", "cfg", "conf", "config"} <= set(expanded[len(tokens):])
+    assert len(expanded) == len(set(expanded))
+    assert with_abbreviations(query_tokens("impl of the iterator")) == [*query_tokens("impl of the iterator"), "iter"]
+    assert with_abbreviations(query_tokens("tokenizer drops tabs")) == query_tokens("tokenizer drops tabs")

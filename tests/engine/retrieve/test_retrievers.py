@@ -266,3 +266,21 @@ def test_the_semantic_retriever_embeds_the_query_with_its_word_weights(workspace
     assert seen[0] == word_weights("split words into tokens", index) and seen[0], "the workspace's words are shared"
     assert seen[1] == {}, "without the BM25 index every word weighs 1"
     assert seen[2] == {}, "the ablation switch turns the weights off"
+
+
+def test_a_question_word_finds_the_short_form_code_writes(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    (root / "app").mkdir(parents=True)
+    (root / "app" / "loader.py").write_text("def read_cfg(path):\n    return open(path).read()\n")
+    notes = "def read_notes(path):\n    # read them, all of them: read\n    return read(path)\n"
+    (root / "app" / "notes.py").write_text(notes)
+    opened = Workspace(root, Settings(index_dir=str(tmp_path / "index"), semantic_backend="none"), background=False)
+    try:
+        opened.refresh()
+        question = "where is the configuration read from disk"
+        found = _text(opened.snapshot(), question)
+        plain = _text(opened.snapshot(), question, Ranking(abbreviations=False))
+    finally:
+        opened.close()
+    assert found and found[0].symbol == "read_cfg"  # `cfg` is how the code writes "configuration"
+    assert plain and plain[0].symbol == "read_notes"  # `read` alone: the file that says it most
