@@ -1,4 +1,5 @@
-"""Embedding throughput benchmark (issue 16): Fourfold's code model beside WordLlama on the same chunks.
+"""Embedding throughput benchmark (issue 16): Fourfold's code model beside WordLlama, and the blend of
+the two, on the same chunks.
 
     python bench/embed_bench.py [CORPUS] [--limit N]   # default: bench/corpora/rich-13.9.4
 
@@ -16,6 +17,7 @@ from pathlib import Path
 
 from fourfold.engine.index.structure import parse_file
 from fourfold.engine.model.languages import detect_language
+from fourfold.engine.semantic.blend import BlendBackend
 from fourfold.engine.semantic.embedding import Backend, CodeBackend, LocalBackend
 
 HERE = Path(__file__).resolve().parent
@@ -57,7 +59,7 @@ def main() -> None:
     print(f"{len(texts)} chunks from {args.corpus} (mean {mean_chars:.0f} characters)")
     print("| backend | model | chunks/s (wall) | chunks/s per core (CPU) |")
     print("|---|---|---|---|")
-    for backend in (CodeBackend(), LocalBackend()):
+    for backend in (CodeBackend(), LocalBackend(), BlendBackend()):
         wall, cpu = measure(backend, texts)
         print(f"| {backend.name} | {backend.model} | {wall:,.0f} | {cpu:,.0f} |")
 

@@ -15,7 +15,7 @@ from .profiles import DEFAULT_MAX_FILE_SIZE, DEMOTE_FACTOR
 from .profiles import PRESETS as PRESET_TABLE
 
 PRESETS = tuple(PRESET_TABLE)
-BACKENDS = ("local", "code", "wordllama", "minilm", "voyage", "none")
+BACKENDS = ("local", "code", "blend", "wordllama", "minilm", "voyage", "none")
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ import os
 import time
 from collections.abc import Callable
 
+from .blend import BlendBackend
 from .embedding import (
     VOYAGE_LIMITS,
     Backend,
@@ -56,6 +57,8 @@ def make_backend(
         return _minilm_backend(local)
     if choice == "code":
         return CodeBackend()
+    if choice == "blend":
+        return BlendBackend(local)
     if choice != "voyage":
         return FallbackBackend(None, local, f"unknown semantic backend {name!r}; using the local model")
     key = api_key or os.environ.get("VOYAGE_API_KEY", "")
