@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from fourfold.engine import Span
+from fourfold.engine.model.settings import BACKENDS
 from fourfold.engine.search.answer import optional
 from fourfold.lsp import typescript
 from fourfold.lsp.cli import main
@@ -134,3 +135,10 @@ def test_the_answers_cover_every_field(answers: list[dict[str, Any]]) -> None:
 def test_the_extensions_recorded_answers_match_the_records(name: str) -> None:
     recorded = json.loads((RECORDED / f"{name}.json").read_text(encoding="utf-8"))
     assert problems(recorded) == [], "re-record them: .venv/bin/python vscode-client/test/record_fixtures.py"
+
+
+def test_the_extensions_backend_setting_offers_every_engine_backend() -> None:
+    manifest = json.loads((REPO / "vscode-client" / "package.json").read_text())
+    setting = manifest["contributes"]["configuration"]["properties"]["fourfold.semantic.backend"]
+    assert set(setting["enum"]) == set(BACKENDS) - {"wordllama"}  # `wordllama` is another name for `local`
+    assert len(setting["enumDescriptions"]) == len(setting["enum"])
