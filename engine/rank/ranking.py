@@ -33,6 +33,7 @@ from ..model.profiles import (
     EMBEDDED_NAME_SCALE,
     EXAMPLE_PRIOR,
     FILE_COHERENCE,
+    FIND_DEFINITION,
     FUSED_PATH_TERM_BOOST,
     GENERIC_NAME_FILES,
     NAMED_FILE_SCALE,
@@ -232,13 +233,25 @@ def fusion_features(snapshot: Snapshot, query: ParsedQuery, ranking: Ranking, in
         else _flat,
         names=names,
         generic=generic,
-        prior=file_prior(query, ranking, named=topical, indexed=snapshot.files.__contains__) if understanding
-        else prose_prior(query, ranking),
+        prior=_prior_for(snapshot, query, ranking, intent),
         symbol_prior=_inline_test_prior if understanding and ranking.path_priors and not query.tests_wanted else None,
         one_per_file=ranking.one_per_file,
         coherence=FILE_COHERENCE if topical and ranking.file_aggregation else 0.0,
         line_level=topical,
     )
+
+
+def _prior_for(snapshot: Snapshot, query: ParsedQuery, ranking: Ranking, intent: str) -> Callable[[str], float] | None:
+    """What a file's path says, per intent. An understanding question gets every path prior and the
+    lift of the words it names. A definition question gets the path priors without the words, and
+    without the header-beside-source rule: a C++ class is defined in its header. When its name is
+    not found (`z.record` is a method no symbol names), the tests that call it must not lead. The
+    other intents lower only prose: a reference or a line in a test is as much an answer as any."""
+    if intent in UNDERSTANDING_INTENTS:
+        return file_prior(query, ranking, named=intent in TOPIC_INTENTS, indexed=snapshot.files.__contains__)
+    if intent == FIND_DEFINITION:
+        return file_prior(query, ranking, named=False)
+    return prose_prior(query, ranking)
 
 
 def _flat(hit: Hit) -> float:

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
+from fourfold.engine import Settings, Workspace
 from fourfold.engine.index.structure import parse_file
 from fourfold.engine.model.profiles import (
     COMPAT_PRIOR,
@@ -14,6 +16,8 @@ from fourfold.engine.model.profiles import (
     DOC_PRIOR,
     EMBEDDED_NAME_SCALE,
     EXAMPLE_PRIOR,
+    FIND_DEFINITION,
+    FIND_REFERENCES,
     FUSED_PATH_TERM_BOOST,
     GENERIC_NAME_FILES,
     NAMED_FILE_SCALE,
@@ -22,6 +26,7 @@ from fourfold.engine.model.profiles import (
     REEXPORT_PRIOR,
     TEST_PRIOR,
     TYPE_STUB_PRIOR,
+    UNDERSTAND_CODE,
 )
 from fourfold.engine.model.records import Chunk
 from fourfold.engine.model.tokens import last_name
@@ -31,6 +36,7 @@ from fourfold.engine.rank.ranking import (
     boost_chunks,
     defines,
     file_prior,
+    fusion_features,
     generic_names,
     is_test_symbol,
     path_prior,
@@ -499,3 +505,31 @@ def test_a_generic_embedded_name_boosts_only_the_definition_in_its_home_file(
 ])
 def test_a_test_module_inside_a_source_file_is_told_by_the_qualified_name(qualified: str | None, test: bool) -> None:
     assert is_test_symbol(qualified) is test
+
+
+# --- priors per intent ---------------------------------------------------------------------------
+
+
+def test_a_definition_question_lowers_tests_but_not_a_header_beside_its_source(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    (root / "tests").mkdir(parents=True)
+    (root / "status.h").write_text("class Status {\n public:\n  int code() const;\n};\n")
+    (root / "status.cc").write_text('#include "status.h"\nint Status::code() const { return 0; }\n')
+    (root / "tests" / "status_test.cc").write_text('#include "status.h"\nvoid check() { Status().code(); }\n')
+    opened = Workspace(root, Settings(index_dir=str(tmp_path / "index"), semantic_backend="none"), background=False)
+    try:
+        opened.refresh()
+        snapshot, query = opened.snapshot(), parse_query("Status error propagation")
+
+        def prior(intent: str) -> Callable[[str], float]:
+            found = fusion_features(snapshot, query, Ranking(), intent, direct=False).prior
+            assert found is not None
+            return found
+
+        definition, understanding, references = prior(FIND_DEFINITION), prior(UNDERSTAND_CODE), prior(FIND_REFERENCES)
+    finally:
+        opened.close()
+    assert definition("tests/status_test.cc") == pytest.approx(TEST_PRIOR)  # a name no symbol has: not its tests
+    assert definition("status.h") == 1.0  # a C++ class is defined in its header
+    assert understanding("status.h") < understanding("status.cc")  # "how" is answered in the source
+    assert references("tests/status_test.cc") == 1.0  # a use in a test is a use
