@@ -18,7 +18,7 @@ import inspect
 import re
 import threading
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 
@@ -50,8 +50,9 @@ KIND_ALIASES = {
 }
 
 # Languages whose functions are written as several clauses (Haskell equations after a signature,
-# Elixir `def` heads per pattern): consecutive same-named definitions are one symbol spanning them all.
-CLAUSE_LANGUAGES = frozenset({"haskell", "elixir"})
+# Elixir `def` heads per pattern, Elm's annotation and equation, Erlang clauses, which its grammar
+# parses as declarations apiece): consecutive same-named definitions are one symbol spanning them all.
+CLAUSE_LANGUAGES = frozenset({"haskell", "elixir", "erlang", "elm"})
 # Grammars that parse a function's body as the next sibling of its signature (Dart's top-level
 # functions and methods): the definition spans both.
 DETACHED_BODIES: dict[str, frozenset[str]] = {"dart": frozenset({"function_body"})}
@@ -62,7 +63,7 @@ CLASS_LIKE = frozenset({"class", "struct", "interface", "trait", "enum", "impl"}
 CLASS_LIKE_EXTRA: dict[str, frozenset[str]] = {"ruby": frozenset({"module"})}
 
 # Languages whose tags call every top-level assignment a constant; there only SHOUTING names are.
-LOOSE_CONSTANT_LANGUAGES = frozenset({"python", "javascript", "typescript", "tsx"})
+LOOSE_CONSTANT_LANGUAGES = frozenset({"python", "javascript", "typescript", "tsx", "r"})
 
 # Reference capture suffix -> Reference.kind. Anything else is a plain "reference".
 REFERENCE_KINDS = {"call": "call", "inherit": "inherit"}
@@ -88,6 +89,14 @@ IGNORED_REFERENCES: dict[str, frozenset[str]] = {
             "set", "unset", "shift", "eval", "exec", "read", "true", "false", "source", ".", "\\.",
             "type", "shopt", "trap", "wait", "alias", "declare", "readonly", "grep", "sed", "awk",
             "cat", "rm", "mkdir", "ls", "tr", "head", "tail", "cut", "sort", "xargs", "basename", "dirname",
+        }
+    ),
+    # Clojure's special and defining forms head lists as calls do.
+    "clojure": frozenset(
+        {
+            "ns", "def", "defn", "defn-", "defmacro", "defmulti", "defmethod", "defonce", "defprotocol",
+            "definterface", "defrecord", "deftype", "declare", "let", "fn", "if", "do", "when", "cond",
+            "case", "loop", "recur", "quote", "var", "try", "catch", "finally", "throw", "new", "set!",
         }
     ),
     "go": frozenset(
@@ -140,9 +149,19 @@ LIFTS: dict[str, tuple[frozenset[str], frozenset[str], bool]] = {
 WRAPPERS = frozenset({"decorated_definition", "export_statement", "template_declaration"})
 
 COMMENT_TYPES = frozenset(
-    {"comment", "line_comment", "block_comment", "multiline_comment", "haddock", "documentation_comment"}
+    {"comment", "line_comment", "block_comment", "multiline_comment", "haddock", "documentation_comment",
+     "statement_comment"}  # Gleam's `///`
 )
 COMMENT_MARKERS = re.compile(r"^\s*(?:/\*+|\*+/|\*|///?!?|//|#+|-{2,}(?:\s*\|)?)\s?|\s*\*+/\s*$")
+# Comment markers of the languages the shared pattern above does not know (roxygen's `#'`, Erlang's
+# `%%`, Lisp's `;;`, Elm's `{-|`, D's `/++`); kept apart so the other languages' docs stay as they were.
+LANGUAGE_COMMENT_MARKERS: dict[str, re.Pattern[str]] = {
+    "r": re.compile(r"^\s*#+'?\s?"),
+    "erlang": re.compile(r"^\s*%+\s?(?:@doc\s)?"),
+    "clojure": re.compile(r"^\s*;+\s?"),
+    "elm": re.compile(r"^\s*(?:\{-\|?|-}|--)\s?|\s*-}\s*$"),
+    "d": re.compile(r"^\s*(?:/\*+|/\++|\*+/|\++/|\*|\+|///?|//)\s?|\s*[*+]+/\s*$"),
+}
 SIGNATURE_MAX_CHARS = 200
 SIGNATURE_MAX_LINES = 8
 DOC_MAX_CHARS = 500
@@ -215,17 +234,60 @@ def parse_file(path: str, text: str, language: str | None) -> ParsedFile:
     if language not in GRAMMARS:
         return ParsedFile(chunks=make_chunks(path, text, language, ()))
     data = text.encode("utf-8", "surrogatepass")
-    tree = _parser(language).parse(data)
-    if language in ITEM_MACRO_LANGUAGES:
-        data, tree = _with_item_macros_opened(language, data, tree)
-    scopes, references, import_nodes = _collect(language, tree.root_node)
-    _nest(scopes, language)
     columns = _Columns(text, data)
-    symbols = tuple(_symbol(scope, path, language, data, columns) for scope in scopes if scope.symbol)
+    code = language
+    if language in SCRIPT_HOSTS:
+        data, code = _script_blocks(language, data)
+    tree = _parser(code).parse(data)
+    if code in ITEM_MACRO_LANGUAGES:
+        data, tree = _with_item_macros_opened(code, data, tree)
+    scopes, references, import_nodes = _collect(code, tree.root_node)
+    _nest(scopes, code)
+    symbols = tuple(_symbol(scope, path, code, data, columns) for scope in scopes if scope.symbol)
+    if code != language:
+        symbols = tuple(replace(symbol, language=language) for symbol in symbols)
     parsed_references = _references(references, scopes, path, columns)
-    imports = _imports(language, import_nodes)
+    imports = _imports(code, import_nodes)
     chunks = make_chunks(path, text, language, symbols)
     return ParsedFile(symbols=symbols, references=parsed_references, imports=imports, chunks=chunks)
+
+
+# Single-file components whose code is in `<script>` blocks: the pack's Vue and Svelte grammars leave a
+# script's body as raw text, so it is parsed again with the JavaScript or TypeScript grammar (by the
+# block's `lang`), on a copy of the file blanked outside the scripts: every byte keeps its offset, so
+# definitions keep their lines and columns.
+SCRIPT_HOSTS = frozenset({"vue", "svelte"})
+SCRIPT_LANGUAGES = {"ts": "typescript", "typescript": "typescript", "tsx": "tsx", "jsx": "tsx"}
+_NOT_NEWLINE = re.compile(rb"[^\n]")
+
+
+def _script_blocks(language: str, data: bytes) -> tuple[bytes, str]:
+    """The file with everything but its `<script>` bodies blanked to spaces, and the language to parse
+    them with (TypeScript if any block says so: it reads JavaScript too)."""
+    tree = _parser(language).parse(data)
+    blanked = bytearray(_NOT_NEWLINE.sub(b" ", data))
+    code = "javascript"
+    for element in tree.root_node.named_children:
+        if element.type != "script_element":
+            continue
+        for child in element.named_children:
+            if child.type == "raw_text":
+                blanked[child.start_byte : child.end_byte] = data[child.start_byte : child.end_byte]
+            elif child.type == "start_tag":
+                lang = SCRIPT_LANGUAGES.get(_attribute(child, "lang"))
+                if lang is not None and code != "tsx":
+                    code = lang
+    return bytes(blanked), code
+
+
+def _attribute(tag: ts.Node, name: str) -> str:
+    """The value of attribute `name` on an HTML-like start tag, "" when absent."""
+    for attribute in tag.named_children:
+        names = [child for child in attribute.named_children if child.type == "attribute_name"]
+        if attribute.type == "attribute" and names and _text(names[0]) == name:
+            values = [child for child in attribute.named_children if child.type != "attribute_name"]
+            return _unquote(_text(values[0])) if values else ""
+    return ""
 
 
 # Languages whose code wraps definitions in macro calls that the grammar leaves as unparsed token trees:
@@ -486,7 +548,25 @@ def _doc(scope: _Scope, language: str, data: bytes) -> str:
         attribute = _elixir_doc(scope.outer)
         if attribute:
             return attribute[:DOC_MAX_CHARS]
-    return _leading_comment(scope.outer, data)[:DOC_MAX_CHARS]
+    if language == "nim":
+        body = scope.node.child_by_field_name("body")
+        first = body.named_children[0] if body is not None and body.named_child_count else None
+        if first is not None and first.type == "documentation_comment":  # `##` under the signature
+            return "\n".join(line.strip().lstrip("#").strip() for line in _text(first).split("\n"))[:DOC_MAX_CHARS]
+    if language == "clojure":
+        docstring = _clojure_doc(scope.outer)
+        if docstring:
+            return docstring[:DOC_MAX_CHARS]
+    return _leading_comment(scope.outer, data, language)[:DOC_MAX_CHARS]
+
+
+def _clojure_doc(outer: ts.Node) -> str:
+    """The docstring of `(defn name "doc" [args] …)` (and of `ns`, `def`, `defprotocol`): a string right
+    after the name, followed by more forms (in `(def greeting "hello")` the string is the value)."""
+    forms = [child for child in outer.named_children if child.type not in COMMENT_TYPES]
+    if len(forms) > 3 and forms[2].type == "str_lit":
+        return inspect.cleandoc(_unquote(_text(forms[2])))
+    return ""
 
 
 # Elixir documents with attributes, not comments: `@doc` above a function, `@moduledoc` first in a module.
@@ -529,7 +609,7 @@ def _docstring(node: ts.Node) -> str:
     return inspect.cleandoc(content.decode("utf-8", "replace"))
 
 
-def _leading_comment(outer: ts.Node, data: bytes) -> str:
+def _leading_comment(outer: ts.Node, data: bytes, language: str) -> str:
     comments: list[ts.Node] = []
     below = outer
     candidate = outer.prev_named_sibling
@@ -543,9 +623,10 @@ def _leading_comment(outer: ts.Node, data: bytes) -> str:
         below = candidate
         candidate = candidate.prev_named_sibling
     lines: list[str] = []
+    markers = LANGUAGE_COMMENT_MARKERS.get(language, COMMENT_MARKERS)
     for comment in reversed(comments):
         for line in _text(comment).split("\n"):
-            lines.append(COMMENT_MARKERS.sub("", line).rstrip())
+            lines.append(markers.sub("", line).rstrip())
     return "\n".join(lines).strip()
 
 
@@ -740,6 +821,18 @@ def _ocaml_import(node: ts.Node) -> Iterable[str]:
     yield _text(node).split(".", 1)[0].strip()
 
 
+def _nim_import(node: ts.Node) -> Iterable[str]:
+    """`import std/math` -> `std/math`; `import shapes/[circle, square]` -> `shapes/circle`, `shapes/square`;
+    `import a as b` -> `a`; `include "x.nim"` -> `x.nim`."""
+    spec = "".join(re.split(r"\s+as\s+", _text(node))[0].split())
+    spec = _unquote(spec)
+    if "[" not in spec:
+        yield spec
+        return
+    prefix, _, inner = spec.partition("[")
+    yield from (prefix + name for name in inner.rstrip("]").split(",") if name)
+
+
 IMPORT_NORMALISERS: dict[str, Callable[[ts.Node], Iterable[str]]] = {
     "python": _python_import,
     "rust": _rust_import,
@@ -752,4 +845,5 @@ IMPORT_NORMALISERS: dict[str, Callable[[ts.Node], Iterable[str]]] = {
     "bash": _shell_import,
     "powershell": _shell_import,
     "ocaml": _ocaml_import,
+    "nim": _nim_import,
 }
