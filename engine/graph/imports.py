@@ -605,6 +605,11 @@ def _resolve_d(spec: str, from_path: str, files: FileSet) -> list[str]:
     return found or _trailing([*parts, "package"], ".d", files)
 
 
+def _resolve_purescript(spec: str, from_path: str, files: FileSet) -> list[str]:
+    """`Demo.Format` is `Demo/Format.purs` below a source folder, as in Haskell."""
+    return _trailing(spec.split("."), ".purs", files)
+
+
 def _resolve_gleam(spec: str, from_path: str, files: FileSet) -> list[str]:
     """`import store/codec` is `src/store/codec.gleam` (or `test/…`)."""
     return files.with_suffix(spec + ".gleam")
@@ -646,6 +651,12 @@ RESOLVERS: dict[str, Callable[[str, str, FileSet], list[str]]] = {
     "nim": _resolve_nim,
     "d": _resolve_d,
     "gleam": _resolve_gleam,
+    "cuda": _resolve_include,
+    "glsl": _resolve_include,
+    "tcl": _resolve_relative_file,
+    "racket": _resolve_relative_file,
+    "scheme": _resolve_relative_file,
+    "purescript": _resolve_purescript,
     "vue": _resolve_js,
     "svelte": _resolve_js,
 }

@@ -49,10 +49,10 @@ KIND_ALIASES = {
     "operator": "function",  # OCaml
 }
 
-# Languages whose functions are written as several clauses (Haskell equations after a signature,
+# Languages whose functions are written as several clauses (Haskell and PureScript equations after a signature,
 # Elixir `def` heads per pattern, Elm's annotation and equation, Erlang clauses, which its grammar
 # parses as declarations apiece): consecutive same-named definitions are one symbol spanning them all.
-CLAUSE_LANGUAGES = frozenset({"haskell", "elixir", "erlang", "elm"})
+CLAUSE_LANGUAGES = frozenset({"haskell", "elixir", "erlang", "elm", "purescript"})
 # Grammars that parse a function's body as the next sibling of its signature (Dart's top-level
 # functions and methods): the definition spans both.
 DETACHED_BODIES: dict[str, frozenset[str]] = {"dart": frozenset({"function_body"})}
@@ -64,6 +64,9 @@ CLASS_LIKE_EXTRA: dict[str, frozenset[str]] = {"ruby": frozenset({"module"})}
 
 # Languages whose tags call every top-level assignment a constant; there only SHOUTING names are.
 LOOSE_CONSTANT_LANGUAGES = frozenset({"python", "javascript", "typescript", "tsx", "r"})
+
+# Languages whose definitions may name their namespace in the name itself (`proc ::queue::pop`).
+NAMESPACE_SEPARATORS = {"tcl": "::"}
 
 # Reference capture suffix -> Reference.kind. Anything else is a plain "reference".
 REFERENCE_KINDS = {"call": "call", "inherit": "inherit"}
@@ -89,6 +92,33 @@ IGNORED_REFERENCES: dict[str, frozenset[str]] = {
             "set", "unset", "shift", "eval", "exec", "read", "true", "false", "source", ".", "\\.",
             "type", "shopt", "trap", "wait", "alias", "declare", "readonly", "grep", "sed", "awk",
             "cat", "rm", "mkdir", "ls", "tr", "head", "tail", "cut", "sort", "xargs", "basename", "dirname",
+        }
+    ),
+    # Scheme's and Racket's special forms, and Common Lisp's: list heads, as calls are.
+    "scheme": (_LISP_FORMS := frozenset(
+        {
+            "define", "define*", "define-syntax", "define-syntax-rule", "define-record-type", "define-struct",
+            "define-values", "lambda", "λ", "case-lambda", "let", "let*", "letrec", "let-values", "if", "cond",
+            "case", "when", "unless", "begin", "quote", "quasiquote", "set!", "and", "or", "else", "do",
+            "require", "provide", "module", "module+", "struct", "syntax-rules", "define/contract", "match",
+        }
+    )),
+    "racket": _LISP_FORMS,
+    "commonlisp": frozenset(
+        {
+            "defun", "defmacro", "defgeneric", "defmethod", "defclass", "defstruct", "defvar", "defparameter",
+            "defconstant", "defpackage", "in-package", "let", "let*", "flet", "labels", "lambda", "if", "cond",
+            "case", "when", "unless", "progn", "setf", "setq", "loop", "declare", "quote", "function", "and",
+            "or", "not", "return", "return-from", "block", "multiple-value-bind", "destructuring-bind",
+        }
+    ),
+    # Tcl's own commands: every line is a command call, and these are the language's.
+    "tcl": frozenset(
+        {
+            "set", "puts", "return", "variable", "global", "upvar", "proc", "namespace", "package", "source",
+            "if", "else", "elseif", "for", "foreach", "while", "switch", "expr", "incr", "append", "lappend",
+            "lindex", "lrange", "llength", "list", "string", "dict", "array", "catch", "error", "eval",
+            "uplevel", "info", "file", "format", "regexp", "regsub", "split", "join", "my", "method",
         }
     ),
     # Clojure's special and defining forms head lists as calls do.
@@ -129,9 +159,11 @@ IGNORED_REFERENCES: dict[str, frozenset[str]] = {
 
 # TypeScript's tags.scm is written as an addition to JavaScript's (tree-sitter's own config
 # inherits it), so both are loaded for TS and TSX.
-INHERITED_TAGS = {"typescript": ("javascript",), "tsx": ("javascript",)}
-# TSX is TypeScript with JSX: it reads TypeScript's own queries rather than a copy of them.
-OWN_QUERIES = {"tsx": "typescript"}
+INHERITED_TAGS = {"typescript": ("javascript",), "tsx": ("javascript",), "cuda": ("cpp",), "glsl": ("c",)}
+# TSX is TypeScript with JSX: it reads TypeScript's own queries rather than a copy of them. The pack's
+# CUDA grammar extends C++'s and its GLSL grammar C's (same node types): they read those queries too;
+# Racket reads Scheme's.
+OWN_QUERIES = {"tsx": "typescript", "cuda": "cpp", "glsl": "c", "racket": "scheme"}
 
 # A capture on a small node stands for a larger definition: the declarator of a C function is
 # lifted to the function (or prototype), a JS declarator to its `const` statement, a Go type_spec
@@ -158,7 +190,10 @@ COMMENT_MARKERS = re.compile(r"^\s*(?:/\*+|\*+/|\*|///?!?|//|#+|-{2,}(?:\s*\|)?)
 LANGUAGE_COMMENT_MARKERS: dict[str, re.Pattern[str]] = {
     "r": re.compile(r"^\s*#+'?\s?"),
     "erlang": re.compile(r"^\s*%+\s?(?:@doc\s)?"),
-    "clojure": re.compile(r"^\s*;+\s?"),
+    "clojure": (_SEMICOLONS := re.compile(r"^\s*;+\s?")),
+    "scheme": _SEMICOLONS,
+    "racket": _SEMICOLONS,
+    "commonlisp": _SEMICOLONS,
     "elm": re.compile(r"^\s*(?:\{-\|?|-}|--)\s?|\s*-}\s*$"),
     "d": re.compile(r"^\s*(?:/\*+|/\++|\*+/|\++/|\*|\+|///?|//)\s?|\s*[*+]+/\s*$"),
 }
@@ -188,6 +223,8 @@ class _Scope:
     # The last clause of a definition written in several (CLAUSE_LANGUAGES), or a body the grammar puts
     # beside its signature (DETACHED_BODIES): its end ends the definition.
     last: ts.Node | None = None
+    # Bytes from the name node's start to the name itself (`::queue::pop` names `pop`).
+    name_offset: int = 0
 
     @property
     def end_byte(self) -> int:
@@ -216,6 +253,14 @@ class _Columns:
         start, end = node.start_point, node.end_point
         start_column = self.column(start.row, start.column)
         return Span(start.row, start_column, end.row, self.column(end.row, end.column))
+
+    def name_span(self, node: ts.Node, offset: int) -> Span:
+        """The span of a name that starts `offset` bytes into its node (on the node's first line)."""
+        span = self.span(node)
+        if not offset:
+            return span
+        start = node.start_point
+        return Span(start.row, self.column(start.row, start.column + offset), span.end_line, span.end_col)
 
     def definition_span(self, node: ts.Node, data: bytes) -> Span:
         """Like `span`, but a node that swallows its final newline (C `#define`) ends on its last line."""
@@ -402,15 +447,26 @@ def _add_scope(
     outer = _outer(core)
     body = outer.next_named_sibling
     detached = body if body is not None and body.type in DETACHED_BODIES.get(language, ()) else None
+    name = _text(name_node)
+    receiver_text = _text(receivers[0]) if receivers else None
+    name_offset = 0
+    separator = NAMESPACE_SEPARATORS.get(language)
+    if separator is not None and separator in name:
+        # Tcl's `proc ::queue::pop` defines `pop` in the namespace `queue`; its name starts after the `::`.
+        full = name
+        namespace, _, name = name.strip(separator).rpartition(separator)
+        receiver_text = namespace or None
+        name_offset = len(full.rstrip(separator).encode("utf-8")) - len(name.encode("utf-8"))
     scopes[core.id] = _Scope(
         node=core,
         outer=outer,
         name_node=name_node,
-        name=_text(name_node),
-        kind=_kind(raw_kind, _text(name_node), language),
+        name=name,
+        kind=_kind(raw_kind, name, language),
         pattern=pattern,
-        receiver=_text(receivers[0]) if receivers else None,
+        receiver=receiver_text,
         symbol=section == "definition",
+        name_offset=name_offset,
         last=detached,
     )
 
@@ -483,7 +539,9 @@ def _nest(scopes: list[_Scope], language: str) -> None:
             scope.container = parent.name
         scope.qualified = f"{prefix}.{scope.name}" if prefix else scope.name
         if scope.kind in ("function", "method"):
-            is_member = scope.receiver is not None or (parent is not None and parent.kind in class_like)
+            # A receiver makes a method, but a Tcl namespace in a proc's name is not a receiver.
+            receiver = scope.receiver is not None and language not in NAMESPACE_SEPARATORS
+            is_member = receiver or (parent is not None and parent.kind in class_like)
             scope.kind = "method" if is_member else "function"
         stack.append(scope)
 
@@ -504,7 +562,7 @@ def _symbol(scope: _Scope, path: str, language: str, data: bytes, columns: _Colu
         kind=scope.kind,
         path=path,
         span=span,
-        name_span=columns.span(scope.name_node),
+        name_span=columns.name_span(scope.name_node, scope.name_offset),
         container=scope.container,
         qualified=scope.qualified,
         signature=_signature(scope.outer, data),
@@ -553,6 +611,10 @@ def _doc(scope: _Scope, language: str, data: bytes) -> str:
         first = body.named_children[0] if body is not None and body.named_child_count else None
         if first is not None and first.type == "documentation_comment":  # `##` under the signature
             return "\n".join(line.strip().lstrip("#").strip() for line in _text(first).split("\n"))[:DOC_MAX_CHARS]
+    if language == "commonlisp" and scope.outer.named_child_count and scope.outer.named_children[0].type == "defun":
+        docstring = _clojure_doc(scope.outer.named_children[0], position=1)  # `(defun f (args) "doc" …)`
+        if docstring:
+            return docstring[:DOC_MAX_CHARS]
     if language == "clojure":
         docstring = _clojure_doc(scope.outer)
         if docstring:
@@ -560,12 +622,13 @@ def _doc(scope: _Scope, language: str, data: bytes) -> str:
     return _leading_comment(scope.outer, data, language)[:DOC_MAX_CHARS]
 
 
-def _clojure_doc(outer: ts.Node) -> str:
-    """The docstring of `(defn name "doc" [args] …)` (and of `ns`, `def`, `defprotocol`): a string right
-    after the name, followed by more forms (in `(def greeting "hello")` the string is the value)."""
+def _clojure_doc(outer: ts.Node, position: int = 2) -> str:
+    """The docstring of `(defn name "doc" [args] …)` (and of `ns`, `def`, `defprotocol`; of Common
+    Lisp's `defun`, whose header is one node): a string right after the name, followed by more forms
+    (in `(def greeting "hello")` the string is the value)."""
     forms = [child for child in outer.named_children if child.type not in COMMENT_TYPES]
-    if len(forms) > 3 and forms[2].type == "str_lit":
-        return inspect.cleandoc(_unquote(_text(forms[2])))
+    if len(forms) > position + 1 and forms[position].type == "str_lit":
+        return inspect.cleandoc(_unquote(_text(forms[position])))
     return ""
 
 

@@ -115,6 +115,26 @@ EXTENSIONS: dict[str, str] = {
     ".gleam": "gleam",
     ".vue": "vue",
     ".svelte": "svelte",
+    ".cu": "cuda",
+    ".cuh": "cuda",
+    ".glsl": "glsl",
+    ".vert": "glsl",
+    ".frag": "glsl",
+    ".geom": "glsl",
+    ".comp": "glsl",
+    ".tesc": "glsl",
+    ".tese": "glsl",
+    ".tcl": "tcl",
+    ".tm": "tcl",
+    ".rkt": "racket",
+    ".scm": "scheme",
+    ".ss": "scheme",
+    ".sld": "scheme",
+    ".lisp": "commonlisp",
+    ".lsp": "commonlisp",
+    ".cl": "commonlisp",
+    ".asd": "commonlisp",
+    ".purs": "purescript",
     ".md": "markdown",
     ".markdown": "markdown",
     ".rst": "rst",
@@ -163,6 +183,13 @@ GRAMMARS: dict[str, Grammar] = {
     "gleam": Grammar.from_pack("gleam"),
     "vue": Grammar.from_pack("vue"),
     "svelte": Grammar.from_pack("svelte"),
+    "cuda": Grammar.from_pack("cuda"),
+    "glsl": Grammar.from_pack("glsl"),
+    "tcl": Grammar.from_pack("tcl"),
+    "racket": Grammar.from_pack("racket"),
+    "scheme": Grammar.from_pack("scheme"),
+    "commonlisp": Grammar.from_pack("commonlisp"),
+    "purescript": Grammar.from_pack("purescript"),
 }
 
 # Extensions other files share: `.d` is D source, but also Debian's `invoke-rc.d` completion scripts
@@ -205,6 +232,11 @@ INTERPRETERS: dict[str, str] = {
     "escript": "erlang",
     "clojure": "clojure",
     "bb": "clojure",  # babashka
+    "tclsh": "tcl",
+    "wish": "tcl",
+    "racket": "racket",
+    "guile": "scheme",
+    "sbcl": "commonlisp",
 }
 _SHEBANG = re.compile(r"#![ \t]*(\S+)(?:[ \t]+(.*))?")
 _VERSION_SUFFIX = re.compile(r"[\d.]+$")

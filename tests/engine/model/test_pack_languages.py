@@ -1,6 +1,7 @@
 """Languages with no grammar wheel of their own, parsed with the grammars bundled in
-tree-sitter-language-pack 0.13.0: R, Erlang, Clojure, Elm, Nim, D, Gleam, and the `<script>` blocks of
-Vue and Svelte components. Every fixture in `tests/fixtures/languages` uses a name above its
+tree-sitter-language-pack 0.13.0: R, Erlang, Clojure, Elm, Nim, D, Gleam, the `<script>` blocks of
+Vue and Svelte components, CUDA and GLSL (read with C++'s and C's queries), Tcl, Racket, Scheme,
+Common Lisp and PureScript. Every fixture in `tests/fixtures/languages` uses a name above its
 definition; definitions must carry their kind, container and line, calls must become graph edges,
 and go-to-definition and Ctrl+T must land on the definition's name.
 """
@@ -21,10 +22,12 @@ from fourfold.engine.model.records import ParsedFile, Symbol
 from fourfold.lsp import convert
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "languages"
-PACK_LANGUAGES = ("r", "erlang", "clojure", "elm", "nim", "d", "gleam", "vue", "svelte")
+PACK_LANGUAGES = ("r", "erlang", "clojure", "elm", "nim", "d", "gleam", "vue", "svelte", "cuda", "glsl", "tcl",
+                  "racket", "scheme", "commonlisp", "purescript")
 # One fixture per language (two for Erlang: a remote call crosses files).
 PACK_FIXTURES = ("stats.R", "kv_store.erl", "kv_util.erl", "ring.clj", "Counter.elm", "geometry.nim", "shapes.d",
-                 "store.gleam", "TodoList.vue", "Counter.svelte")
+                 "store.gleam", "TodoList.vue", "Counter.svelte", "saxpy.cu", "blur.frag", "queue.tcl", "shapes.rkt",
+                 "matrix.lisp", "Counter.purs")
 
 
 def parse(name: str) -> ParsedFile:
@@ -49,7 +52,9 @@ def test_the_pack_is_the_pinned_release_that_bundles_its_grammars() -> None:
 @pytest.mark.parametrize("language", PACK_LANGUAGES)
 def test_every_pack_grammar_loads_and_has_a_fixture(language: str) -> None:
     assert grammar(language).abi_version >= 13
-    assert language in {detect_language(FIXTURES / name) for name in PACK_FIXTURES}
+    # Scheme shares Racket's queries and fixture; `.scm` files are Scheme.
+    fixtures = {detect_language(FIXTURES / name) for name in PACK_FIXTURES} | {detect_language("lib/srfi.scm")}
+    assert language in fixtures
 
 
 # (fixture, qualified, kind, container, 0-based line of the name)
@@ -128,7 +133,45 @@ DEFINITIONS = [
     ("Counter.svelte", "increment", "function", None, 9),
     ("Counter.svelte", "clamp", "function", None, 14),
     ("Counter.svelte", "reset", "function", None, 18),
+    ("saxpy.cu", "demo", "namespace", None, 3),
+    ("saxpy.cu", "demo.saxpy", "function", "demo", 12),  # a __global__ kernel
+    ("saxpy.cu", "demo.scale", "function", "demo", 17),  # a __device__ function
+    ("blur.frag", "Kernel", "struct", None, 7),
+    ("blur.frag", "tap", "function", None, 12),
+    ("blur.frag", "brighten", "function", None, 20),
+    ("queue.tcl", "queue", "namespace", None, 4),
+    ("queue.tcl", "queue.push", "function", "queue", 8),
+    ("queue.tcl", "Stack", "class", None, 25),  # TclOO
+    ("queue.tcl", "Stack.push", "method", "Stack", 26),
+    ("shapes.rkt", "area", "function", None, 5),
+    ("shapes.rkt", "side", "function", None, 13),
+    ("shapes.rkt", "make-square", "function", None, 16),  # (define f (lambda …))
+    ("shapes.rkt", "default-side", "variable", None, 8),
+    ("shapes.rkt", "square", "struct", None, 10),
+    ("shapes.rkt", "twice", "macro", None, 19),
+    ("matrix.lisp", "demo.matrix", "module", None, 1),
+    ("matrix.lisp", "transpose", "function", None, 6),
+    ("matrix.lisp", "rows", "function", None, 13),
+    ("matrix.lisp", "*size*", "variable", None, 10),
+    ("matrix.lisp", "+zero+", "constant", None, 11),
+    ("matrix.lisp", "with-matrix", "macro", None, 15),
+    ("matrix.lisp", "matrix", "class", None, 18),
+    ("matrix.lisp", "point", "struct", None, 24),
+    ("Counter.purs", "Demo.Counter", "module", None, 0),
+    ("Counter.purs", "Demo.Counter.Counter", "type", "Demo.Counter", 10),
+    ("Counter.purs", "Demo.Counter.Direction.Down", "enum_member", "Direction", 12),
+    ("Counter.purs", "Demo.Counter.clamp", "function", "Demo.Counter", 20),  # its signature
+    ("Counter.purs", "Demo.Counter.Pretty", "interface", "Demo.Counter", 23),
+    ("Counter.purs", "Demo.Counter.Pretty.pretty", "method", "Pretty", 24),
+    ("Counter.purs", "Demo.Counter.prettyCounter.pretty", "method", "prettyCounter", 27),
+    ("Counter.purs", "Demo.Counter.now", "function", "Demo.Counter", 29),  # foreign import
 ]
+
+
+
+def test_a_qualified_tcl_proc_is_named_without_its_namespace() -> None:
+    pop = symbol(parse("queue.tcl"), "queue.pop")  # `proc ::queue::pop {}`: `pop`, in `queue`, at `pop`
+    assert (pop.kind, pop.container, pop.name_span.start_line, pop.name_span.start_col) == ("function", "queue", 18, 14)
 
 
 @pytest.mark.parametrize(("fixture", "qualified", "kind", "container", "line"), DEFINITIONS)
@@ -176,6 +219,14 @@ REFERENCES = [
     ("store.gleam", "encode", "reference", "keys"),
     ("TodoList.vue", "isOpen", "call", "visible"),
     ("Counter.svelte", "clamp", "call", "increment"),
+    ("saxpy.cu", "saxpy", "call", "demo.run"),  # a kernel launch: saxpy<<<…>>>(…)
+    ("saxpy.cu", "scale", "call", "demo.saxpy"),
+    ("blur.frag", "brighten", "call", "main"),
+    ("queue.tcl", "normalize", "call", "queue.push"),  # [normalize $item]
+    ("shapes.rkt", "side", "call", "area"),
+    ("matrix.lisp", "rows", "call", "transpose"),
+    ("matrix.lisp", "mapcar", "reference", "transpose"),  # #'mapcar
+    ("Counter.purs", "clamp", "call", "Demo.Counter.increment"),
 ]
 
 
@@ -191,6 +242,9 @@ def test_calls_and_uses_are_references_with_their_enclosing_definition(
 def test_clojure_s_defining_forms_are_not_calls() -> None:
     names = {r.name for r in parse("ring.clj").references}
     assert not names & {"ns", "defn", "defn-", "defprotocol", "case"}
+    assert not {r.name for r in parse("shapes.rkt").references} & {"define", "struct", "require"}
+    assert not {r.name for r in parse("matrix.lisp").references} & {"defun", "defclass", "defparameter"}
+    assert not {r.name for r in parse("queue.tcl").references} & {"variable", "lappend", "return", "set"}
 
 
 # (fixture, imports the structural pass reports)
@@ -204,6 +258,10 @@ IMPORTS = [
     ("store.gleam", {"gleam/dict", "gleam/list", "store/codec"}),
     ("TodoList.vue", {"vue", "./api"}),
     ("Counter.svelte", {"svelte", "./Button.svelte"}),
+    ("saxpy.cu", {"<cuda_runtime.h>", "saxpy.cuh"}),
+    ("blur.frag", {"common.glsl"}),
+    ("shapes.rkt", {"util.rkt"}),
+    ("Counter.purs", {"Prelude", "Data.Maybe", "Demo.Format"}),
 ]
 
 
@@ -228,6 +286,10 @@ RESOLUTIONS = [
     ("gleam", "store/codec", "src/store.gleam", ["src/store/codec.gleam"], ["src/store/codec.gleam"]),
     ("vue", "./api", "src/TodoList.vue", ["src/api.ts"], ["src/api.ts"]),
     ("svelte", "./Button.svelte", "src/Counter.svelte", ["src/Button.svelte"], ["src/Button.svelte"]),
+    ("cuda", "saxpy.cuh", "src/saxpy.cu", ["src/saxpy.cuh"], ["src/saxpy.cuh"]),
+    ("tcl", "util.tcl", "lib/queue.tcl", ["lib/util.tcl"], ["lib/util.tcl"]),
+    ("racket", "util.rkt", "shapes.rkt", ["util.rkt"], ["util.rkt"]),
+    ("purescript", "Demo.Format", "src/Demo/Counter.purs", ["src/Demo/Format.purs"], ["src/Demo/Format.purs"]),
 ]
 
 
@@ -248,6 +310,11 @@ DOCS = [
     ("shapes.d", "Circle", "A circle of some radius."),
     ("store.gleam", "clamp", "Keeps a size positive."),
     ("TodoList.vue", "isOpen", "Open items are not done."),
+    ("saxpy.cu", "demo.saxpy", "y = a * x + y, one element per thread."),
+    ("queue.tcl", "queue.push", "Adds one item at the back."),
+    ("shapes.rkt", "side", "The length of one side."),
+    ("matrix.lisp", "transpose", "Rows become columns."),  # docstring
+    ("Counter.purs", "Demo.Counter.clamp", "Keeps the count under ten."),
 ]
 
 
@@ -269,6 +336,10 @@ def test_clauses_of_one_function_are_one_symbol() -> None:
     ("source/app.d", "module app;\nvoid main() {}\n", "d"),
     ("bin/report", "#!/usr/bin/env Rscript\nx <- 1\n", "r"),
     ("bin/migrate", "#!/usr/bin/env escript\nmain(_) -> ok.\n", "erlang"),
+    ("bin/build", "#!/usr/bin/env tclsh\nputs hi\n", "tcl"),
+    ("kernels/blur.cu", "__global__ void k() {}\n", "cuda"),
+    ("lib/srfi.scm", "(define (f) 1)\n", "scheme"),
+    ("src/app.lisp", "(defun f () 1)\n", "commonlisp"),
     ("analysis.R", "x <- 1\n", "r"),
 ])
 def test_language_detection(path: str, text: str, language: str) -> None:
@@ -286,6 +357,12 @@ USED_BEFORE_DEFINED = [
     ("store.gleam", "clamp"),
     ("TodoList.vue", "isOpen"),
     ("Counter.svelte", "reset"),
+    ("saxpy.cu", "saxpy"),
+    ("blur.frag", "brighten"),
+    ("queue.tcl", "normalize"),
+    ("shapes.rkt", "side"),
+    ("matrix.lisp", "rows"),
+    ("Counter.purs", "clamp"),
 ]
 
 
