@@ -610,6 +610,29 @@ def _resolve_purescript(spec: str, from_path: str, files: FileSet) -> list[str]:
     return _trailing(spec.split("."), ".purs", files)
 
 
+def _resolve_verilog(spec: str, from_path: str, files: FileSet) -> list[str]:
+    """`` `include "defs.svh" `` is a file beside the importer or on the include path; `import pkg::*;`
+    names a package, by convention in `pkg.sv`."""
+    if "." in spec:
+        return _resolve_relative_file(spec, from_path, files) or files.with_suffix(spec)
+    return files.with_suffix(spec + ".sv") or files.with_suffix(spec + ".svh")
+
+
+def _resolve_ada(spec: str, from_path: str, files: FileSet) -> list[str]:
+    """`with Stacks.Limits;` is the unit GNAT keeps in `stacks-limits.ads` (its body in `.adb`)."""
+    stem = spec.lower().replace(".", "-")
+    return files.with_suffix(stem + ".ads") or files.with_suffix(stem + ".adb")
+
+
+def _resolve_pascal(spec: str, from_path: str, files: FileSet) -> list[str]:
+    """`uses Geometry.Points;` is the unit file `Geometry.Points.pas` (or `.pp`), in any case."""
+    for name in (spec, spec.lower()):
+        found = files.with_suffix(name + ".pas") or files.with_suffix(name + ".pp")
+        if found:
+            return found
+    return []
+
+
 def _resolve_gleam(spec: str, from_path: str, files: FileSet) -> list[str]:
     """`import store/codec` is `src/store/codec.gleam` (or `test/…`)."""
     return files.with_suffix(spec + ".gleam")
@@ -657,6 +680,9 @@ RESOLVERS: dict[str, Callable[[str, str, FileSet], list[str]]] = {
     "racket": _resolve_relative_file,
     "scheme": _resolve_relative_file,
     "purescript": _resolve_purescript,
+    "verilog": _resolve_verilog,
+    "ada": _resolve_ada,
+    "pascal": _resolve_pascal,
     "vue": _resolve_js,
     "svelte": _resolve_js,
 }

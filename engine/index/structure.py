@@ -195,6 +195,7 @@ LANGUAGE_COMMENT_MARKERS: dict[str, re.Pattern[str]] = {
     "racket": _SEMICOLONS,
     "commonlisp": _SEMICOLONS,
     "elm": re.compile(r"^\s*(?:\{-\|?|-}|--)\s?|\s*-}\s*$"),
+    "pascal": re.compile(r"^\s*(?:\{|\(\*|//)\s?|\s*(?:\}|\*\))\s*$"),
     "d": re.compile(r"^\s*(?:/\*+|/\++|\*+/|\++/|\*|\+|///?|//)\s?|\s*[*+]+/\s*$"),
 }
 SIGNATURE_MAX_CHARS = 200

@@ -135,6 +135,16 @@ EXTENSIONS: dict[str, str] = {
     ".cl": "commonlisp",
     ".asd": "commonlisp",
     ".purs": "purescript",
+    ".v": "verilog",
+    ".vh": "verilog",
+    ".sv": "verilog",
+    ".svh": "verilog",
+    ".adb": "ada",
+    ".ads": "ada",
+    ".pas": "pascal",
+    ".pp": "pascal",
+    ".dpr": "pascal",
+    ".lpr": "pascal",
     ".md": "markdown",
     ".markdown": "markdown",
     ".rst": "rst",
@@ -190,6 +200,9 @@ GRAMMARS: dict[str, Grammar] = {
     "scheme": Grammar.from_pack("scheme"),
     "commonlisp": Grammar.from_pack("commonlisp"),
     "purescript": Grammar.from_pack("purescript"),
+    "verilog": Grammar.from_pack("verilog"),
+    "ada": Grammar.from_pack("ada"),
+    "pascal": Grammar.from_pack("pascal"),
 }
 
 # Extensions other files share: `.d` is D source, but also Debian's `invoke-rc.d` completion scripts

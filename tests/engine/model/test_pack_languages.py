@@ -1,9 +1,10 @@
 """Languages with no grammar wheel of their own, parsed with the grammars bundled in
 tree-sitter-language-pack 0.13.0: R, Erlang, Clojure, Elm, Nim, D, Gleam, the `<script>` blocks of
 Vue and Svelte components, CUDA and GLSL (read with C++'s and C's queries), Tcl, Racket, Scheme,
-Common Lisp and PureScript. Every fixture in `tests/fixtures/languages` uses a name above its
-definition; definitions must carry their kind, container and line, calls must become graph edges,
-and go-to-definition and Ctrl+T must land on the definition's name.
+Common Lisp, PureScript, Verilog/SystemVerilog, Ada and Pascal. Every fixture in
+`tests/fixtures/languages` uses a name above its definition; definitions must carry their kind,
+container and line, calls must become graph edges, and go-to-definition and Ctrl+T must land on the
+definition's name.
 """
 
 from __future__ import annotations
@@ -23,11 +24,11 @@ from fourfold.lsp import convert
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "languages"
 PACK_LANGUAGES = ("r", "erlang", "clojure", "elm", "nim", "d", "gleam", "vue", "svelte", "cuda", "glsl", "tcl",
-                  "racket", "scheme", "commonlisp", "purescript")
+                  "racket", "scheme", "commonlisp", "purescript", "verilog", "ada", "pascal")
 # One fixture per language (two for Erlang: a remote call crosses files).
 PACK_FIXTURES = ("stats.R", "kv_store.erl", "kv_util.erl", "ring.clj", "Counter.elm", "geometry.nim", "shapes.d",
                  "store.gleam", "TodoList.vue", "Counter.svelte", "saxpy.cu", "blur.frag", "queue.tcl", "shapes.rkt",
-                 "matrix.lisp", "Counter.purs")
+                 "matrix.lisp", "Counter.purs", "counter.sv", "stacks.adb", "stacks.ads", "shapes.pas")
 
 
 def parse(name: str) -> ParsedFile:
@@ -165,7 +166,36 @@ DEFINITIONS = [
     ("Counter.purs", "Demo.Counter.Pretty.pretty", "method", "Pretty", 24),
     ("Counter.purs", "Demo.Counter.prettyCounter.pretty", "method", "prettyCounter", 27),
     ("Counter.purs", "Demo.Counter.now", "function", "Demo.Counter", 29),  # foreign import
+    ("counter.sv", "counter_pkg", "namespace", None, 3),
+    ("counter.sv", "counter_pkg.WIDTH", "constant", "counter_pkg", 4),
+    ("counter.sv", "counter_pkg.count_t", "type", "counter_pkg", 5),
+    ("counter.sv", "top", "module", None, 8),
+    ("counter.sv", "counter", "module", None, 12),
+    ("counter.sv", "counter.next", "function", "counter", 16),
+    ("counter.sv", "bus_if", "interface", None, 23),
+    ("stacks.ads", "Stacks", "module", None, 0),
+    ("stacks.ads", "Stacks.Capacity", "constant", "Stacks", 1),
+    ("stacks.ads", "Stacks.Stack", "struct", "Stacks", 3),
+    ("stacks.ads", "Stacks.Stack.Top", "field", "Stack", 5),
+    ("stacks.ads", "Stacks.Push", "function", "Stacks", 7),  # the spec's declaration
+    ("stacks.adb", "Stacks.Push", "function", "Stacks", 7),  # the body
+    ("stacks.adb", "Stacks.Is_Full", "function", "Stacks", 15),
+    ("shapes.pas", "Shapes", "module", None, 0),
+    ("shapes.pas", "Shapes.MaxShapes", "constant", "Shapes", 7),
+    ("shapes.pas", "Shapes.TShape", "class", "Shapes", 10),
+    ("shapes.pas", "Shapes.TShape.FName", "field", "TShape", 12),
+    ("shapes.pas", "Shapes.TShape.Area", "method", "TShape", 14),  # declared in the class
+    ("shapes.pas", "Shapes.TKind.skSquare", "enum_member", "TKind", 18),
+    ("shapes.pas", "Shapes.Clamp", "function", "Shapes", 40),
 ]
+
+
+def test_a_pascal_method_body_is_named_after_its_class() -> None:
+    bodies = [s for s in parse("shapes.pas").symbols if s.qualified == "Shapes.TShape.Describe"]
+    assert [(s.kind, s.name_span.start_line) for s in bodies] == [("method", 15), ("method", 24)]
+    assert bodies[1].span.end_line == 27  # `procedure TShape.Describe; begin … end;`
+    twice = [s for s in parse("shapes.pas").symbols if s.qualified == "Shapes.Twice"]
+    assert [(s.name_span.start_line, s.doc) for s in twice] == [(20, ""), (35, "Doubles a number.")]  # { … }
 
 
 
@@ -227,6 +257,10 @@ REFERENCES = [
     ("matrix.lisp", "rows", "call", "transpose"),
     ("matrix.lisp", "mapcar", "reference", "transpose"),  # #'mapcar
     ("Counter.purs", "clamp", "call", "Demo.Counter.increment"),
+    ("counter.sv", "counter", "call", "top"),  # an instance of the module
+    ("counter.sv", "next", "call", "counter"),
+    ("stacks.adb", "Is_Full", "call", "Stacks.Push"),
+    ("shapes.pas", "Clamp", "call", "Shapes.TShape.Area"),
 ]
 
 
@@ -262,6 +296,9 @@ IMPORTS = [
     ("blur.frag", {"common.glsl"}),
     ("shapes.rkt", {"util.rkt"}),
     ("Counter.purs", {"Prelude", "Data.Maybe", "Demo.Format"}),
+    ("counter.sv", {"defs.svh"}),
+    ("stacks.adb", {"Ada.Text_IO", "Stacks.Limits"}),
+    ("shapes.pas", {"SysUtils", "Geometry.Points"}),
 ]
 
 
@@ -290,6 +327,11 @@ RESOLUTIONS = [
     ("tcl", "util.tcl", "lib/queue.tcl", ["lib/util.tcl"], ["lib/util.tcl"]),
     ("racket", "util.rkt", "shapes.rkt", ["util.rkt"], ["util.rkt"]),
     ("purescript", "Demo.Format", "src/Demo/Counter.purs", ["src/Demo/Format.purs"], ["src/Demo/Format.purs"]),
+    ("verilog", "defs.svh", "rtl/counter.sv", ["rtl/defs.svh"], ["rtl/defs.svh"]),
+    ("verilog", "counter_pkg", "rtl/top.sv", ["rtl/counter_pkg.sv"], ["rtl/counter_pkg.sv"]),
+    ("ada", "Stacks.Limits", "src/main.adb", ["src/stacks-limits.ads", "src/stacks-limits.adb"],
+     ["src/stacks-limits.ads"]),
+    ("pascal", "Geometry.Points", "src/Shapes.pas", ["src/Geometry.Points.pas"], ["src/Geometry.Points.pas"]),
 ]
 
 
@@ -363,6 +405,9 @@ USED_BEFORE_DEFINED = [
     ("shapes.rkt", "side"),
     ("matrix.lisp", "rows"),
     ("Counter.purs", "clamp"),
+    ("counter.sv", "counter"),
+    ("stacks.adb", "Is_Full"),
+    ("shapes.pas", "Clamp"),
 ]
 
 
