@@ -607,11 +607,10 @@ def _doc(scope: _Scope, language: str, data: bytes) -> str:
         attribute = _elixir_doc(scope.outer)
         if attribute:
             return attribute[:DOC_MAX_CHARS]
-    if language == "nim":
-        body = scope.node.child_by_field_name("body")
-        first = body.named_children[0] if body is not None and body.named_child_count else None
-        if first is not None and first.type == "documentation_comment":  # `##` under the signature
-            return "\n".join(line.strip().lstrip("#").strip() for line in _text(first).split("\n"))[:DOC_MAX_CHARS]
+    if language in INNER_DOCS:
+        inner = _inner_doc(scope.node, language)
+        if inner:
+            return inner[:DOC_MAX_CHARS]
     if language == "commonlisp" and scope.outer.named_child_count and scope.outer.named_children[0].type == "defun":
         docstring = _clojure_doc(scope.outer.named_children[0], position=1)  # `(defun f (args) "doc" …)`
         if docstring:
@@ -621,6 +620,25 @@ def _doc(scope: _Scope, language: str, data: bytes) -> str:
         if docstring:
             return docstring[:DOC_MAX_CHARS]
     return _leading_comment(scope.outer, data, language)[:DOC_MAX_CHARS]
+
+
+# Languages that document a definition under its signature: Nim's `##` first in the body, MATLAB's help
+# text (the first comment inside the function or class). Value: (where the comment is, its markers).
+INNER_DOCS: dict[str, tuple[str | None, re.Pattern[str]]] = {
+    "nim": ("body", re.compile(r"^\s*##\s?")),
+    "matlab": (None, re.compile(r"^\s*%+\s?")),
+}
+
+
+def _inner_doc(node: ts.Node, language: str) -> str:
+    field, markers = INNER_DOCS[language]
+    holder = node.child_by_field_name(field) if field else node
+    if holder is None:
+        return ""
+    comment = next((child for child in holder.named_children if child.type in COMMENT_TYPES), None)
+    if comment is None or (field and holder.named_children[0] != comment):
+        return ""
+    return "\n".join(markers.sub("", line).strip() for line in _text(comment).split("\n")).strip()
 
 
 def _clojure_doc(outer: ts.Node, position: int = 2) -> str:

@@ -203,6 +203,7 @@ GRAMMARS: dict[str, Grammar] = {
     "verilog": Grammar.from_pack("verilog"),
     "ada": Grammar.from_pack("ada"),
     "pascal": Grammar.from_pack("pascal"),
+    "matlab": Grammar.from_pack("matlab"),
 }
 
 # Extensions other files share: `.d` is D source, but also Debian's `invoke-rc.d` completion scripts
@@ -259,6 +260,9 @@ _CPP_HEADER = re.compile(
     re.MULTILINE,
 )
 _OBJC_HEADER = re.compile(r"^[ \t]*(?:@interface|@protocol|#import)\b", re.MULTILINE)
+# `.m` is Objective-C (`@implementation`, `#import`, `#include`) or MATLAB (`function`, `classdef`, `%`
+# comments first): without Objective-C's marks, a file that starts its lines so is MATLAB.
+_MATLAB = re.compile(r"\A(?:[ \t]*(?:%[^\n]*)?\n)*[ \t]*(?:function\b|classdef\b|%)")
 # How much of a header is read to decide: the declarations that give C++ away come early.
 CPP_SNIFF_CHARS = 20_000
 
@@ -270,7 +274,8 @@ def detect_language(path: str | PurePath, text: str | None = None) -> str | None
     at the content refine it: a `#!` line (or an editor mode line) names the language of a script
     without an extension (or with one other files share: `.d`), and a `.h` header that declares
     namespaces, templates or classes is C++ rather than C (one with `@interface`, `@protocol` or
-    `#import`, Objective-C).
+    `#import`, Objective-C), and a `.m` file that begins as MATLAB does (`function`, `classdef`, a `%`
+    comment) and has no Objective-C mark is MATLAB.
     """
     pure = PurePath(path)
     suffix = pure.suffix.lower()
@@ -280,6 +285,8 @@ def detect_language(path: str | PurePath, text: str | None = None) -> str | None
     if language is None or suffix in CONTENT_FIRST_EXTENSIONS:
         named = shebang_language(text) if text.startswith("#!") else mode_line_language(text)
         return named or language
+    if suffix == ".m" and _MATLAB.match(text) and not _OBJC_HEADER.search(text, 0, CPP_SNIFF_CHARS):
+        return "matlab"
     if suffix == ".h":
         if _OBJC_HEADER.search(text, 0, CPP_SNIFF_CHARS):
             return "objc"

@@ -1,7 +1,7 @@
 """Languages with no grammar wheel of their own, parsed with the grammars bundled in
 tree-sitter-language-pack 0.13.0: R, Erlang, Clojure, Elm, Nim, D, Gleam, the `<script>` blocks of
 Vue and Svelte components, CUDA and GLSL (read with C++'s and C's queries), Tcl, Racket, Scheme,
-Common Lisp, PureScript, Verilog/SystemVerilog, Ada and Pascal. Every fixture in
+Common Lisp, PureScript, Verilog/SystemVerilog, Ada, Pascal and MATLAB. Every fixture in
 `tests/fixtures/languages` uses a name above its definition; definitions must carry their kind,
 container and line, calls must become graph edges, and go-to-definition and Ctrl+T must land on the
 definition's name.
@@ -24,11 +24,13 @@ from fourfold.lsp import convert
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "languages"
 PACK_LANGUAGES = ("r", "erlang", "clojure", "elm", "nim", "d", "gleam", "vue", "svelte", "cuda", "glsl", "tcl",
-                  "racket", "scheme", "commonlisp", "purescript", "verilog", "ada", "pascal")
+                  "racket", "scheme", "commonlisp", "purescript", "verilog", "ada", "pascal",
+                  "matlab")
 # One fixture per language (two for Erlang: a remote call crosses files).
 PACK_FIXTURES = ("stats.R", "kv_store.erl", "kv_util.erl", "ring.clj", "Counter.elm", "geometry.nim", "shapes.d",
                  "store.gleam", "TodoList.vue", "Counter.svelte", "saxpy.cu", "blur.frag", "queue.tcl", "shapes.rkt",
-                 "matrix.lisp", "Counter.purs", "counter.sv", "stacks.adb", "stacks.ads", "shapes.pas")
+                 "matrix.lisp", "Counter.purs", "counter.sv", "stacks.adb", "stacks.ads", "shapes.pas",
+                 "smooth.m", "Filter.m")
 
 
 def parse(name: str) -> ParsedFile:
@@ -54,7 +56,8 @@ def test_the_pack_is_the_pinned_release_that_bundles_its_grammars() -> None:
 def test_every_pack_grammar_loads_and_has_a_fixture(language: str) -> None:
     assert grammar(language).abi_version >= 13
     # Scheme shares Racket's queries and fixture; `.scm` files are Scheme.
-    fixtures = {detect_language(FIXTURES / name) for name in PACK_FIXTURES} | {detect_language("lib/srfi.scm")}
+    fixtures = {detect_language(FIXTURES / name, (FIXTURES / name).read_text(encoding="utf-8"))
+                for name in PACK_FIXTURES} | {detect_language("lib/srfi.scm")}
     assert language in fixtures
 
 
@@ -187,6 +190,11 @@ DEFINITIONS = [
     ("shapes.pas", "Shapes.TShape.Area", "method", "TShape", 14),  # declared in the class
     ("shapes.pas", "Shapes.TKind.skSquare", "enum_member", "TKind", 18),
     ("shapes.pas", "Shapes.Clamp", "function", "Shapes", 40),
+    ("smooth.m", "smooth", "function", None, 0),
+    ("smooth.m", "window", "function", None, 7),  # a local function
+    ("Filter.m", "Filter", "class", None, 0),
+    ("Filter.m", "Filter.Width", "property", "Filter", 3),
+    ("Filter.m", "Filter.apply", "method", "Filter", 9),
 ]
 
 
@@ -261,6 +269,9 @@ REFERENCES = [
     ("counter.sv", "next", "call", "counter"),
     ("stacks.adb", "Is_Full", "call", "Stacks.Push"),
     ("shapes.pas", "Clamp", "call", "Shapes.TShape.Area"),
+    ("smooth.m", "window", "call", "smooth"),
+    ("Filter.m", "smooth", "call", "Filter.apply"),
+    ("Filter.m", "handle", "inherit", "Filter"),
 ]
 
 
@@ -357,6 +368,8 @@ DOCS = [
     ("shapes.rkt", "side", "The length of one side."),
     ("matrix.lisp", "transpose", "Rows become columns."),  # docstring
     ("Counter.purs", "Demo.Counter.clamp", "Keeps the count under ten."),
+    ("smooth.m", "smooth", "SMOOTH Moving average of a signal.\ny = smooth(x, width) averages over WIDTH samples."),
+    ("Filter.m", "Filter", "A filter with a fixed width."),  # help text under the signature
 ]
 
 
@@ -382,6 +395,9 @@ def test_clauses_of_one_function_are_one_symbol() -> None:
     ("kernels/blur.cu", "__global__ void k() {}\n", "cuda"),
     ("lib/srfi.scm", "(define (f) 1)\n", "scheme"),
     ("src/app.lisp", "(defun f () 1)\n", "commonlisp"),
+    ("signal/smooth.m", "% SMOOTH help\nfunction y = smooth(x)\n", "matlab"),
+    ("Widget.m", "#import <Foundation/Foundation.h>\n@implementation Widget\n@end\n", "objc"),
+    ("main.m", "int main(void) { return 0; }\n", "objc"),  # neither: Objective-C, as before
     ("analysis.R", "x <- 1\n", "r"),
 ])
 def test_language_detection(path: str, text: str, language: str) -> None:
@@ -408,6 +424,7 @@ USED_BEFORE_DEFINED = [
     ("counter.sv", "counter"),
     ("stacks.adb", "Is_Full"),
     ("shapes.pas", "Clamp"),
+    ("smooth.m", "window"),
 ]
 
 
@@ -459,6 +476,7 @@ CALL_EDGES = [
     ("shapes.d", "square", "area", "shapes.d"),
     ("store.gleam", "clamp", "new", "store.gleam"),
     ("Counter.svelte", "clamp", "increment", "Counter.svelte"),
+    ("smooth.m", "smooth", "apply", "Filter.m"),  # across files
 ]
 
 
