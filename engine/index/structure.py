@@ -323,7 +323,41 @@ def _script_blocks(language: str, data: bytes) -> tuple[bytes, str]:
                 lang = SCRIPT_LANGUAGES.get(_attribute(child, "lang"))
                 if lang is not None and code != "tsx":
                     code = lang
+    for expression in _template_expressions(tree.root_node):
+        # Each as a statement of its own: the byte before it (a quote or a brace) becomes a `;`.
+        blanked[expression.start_byte : expression.end_byte] = data[expression.start_byte : expression.end_byte]
+        if expression.start_byte > 0:
+            blanked[expression.start_byte - 1] = ord(";")
     return bytes(blanked), code
+
+
+# Where a component's template holds code: Vue's directive values (`@click="toggle(item)"`) and
+# `{{ … }}` interpolations, Svelte's `{…}` expressions. Parsed with the script, they make the template's
+# calls references to the script's functions.
+TEMPLATE_EXPRESSIONS: dict[str, tuple[tuple[str, str], ...]] = {
+    "vue": (("attribute_value", "quoted_attribute_value"), ("raw_text", "interpolation")),
+    "svelte": (("raw_text_expr", "expression"),),
+}
+
+
+def _template_expressions(root: ts.Node) -> Iterable[ts.Node]:
+    """The template's expression nodes, outside `<script>` and `<style>`, in file order."""
+    wanted = {pair for pairs in TEMPLATE_EXPRESSIONS.values() for pair in pairs}
+    stack = [child for child in reversed(root.named_children) if child.type not in ("script_element", "style_element")]
+    while stack:
+        node = stack.pop()
+        parent = node.parent
+        if parent is not None and (node.type, parent.type) in wanted and _is_code(parent):
+            yield node
+            continue
+        stack.extend(reversed(node.named_children))
+
+
+def _is_code(holder: ts.Node) -> bool:
+    """A quoted attribute value is code only in a directive (`@click`, `:key`, `v-if`), not in `class="…"`."""
+    if holder.type != "quoted_attribute_value":
+        return True
+    return holder.parent is not None and holder.parent.type == "directive_attribute"
 
 
 def _attribute(tag: ts.Node, name: str) -> str:

@@ -256,6 +256,7 @@ REFERENCES = [
     ("store.gleam", "keys", "call", "keys"),  # `|> dict.keys`
     ("store.gleam", "encode", "reference", "keys"),
     ("TodoList.vue", "isOpen", "call", "visible"),
+    ("TodoList.vue", "toggle", "call", None),  # in the template: @click="toggle(item)"
     ("Counter.svelte", "clamp", "call", "increment"),
     ("saxpy.cu", "saxpy", "call", "demo.run"),  # a kernel launch: saxpy<<<…>>>(…)
     ("saxpy.cu", "scale", "call", "demo.saxpy"),
@@ -414,6 +415,7 @@ USED_BEFORE_DEFINED = [
     ("shapes.d", "square"),
     ("store.gleam", "clamp"),
     ("TodoList.vue", "isOpen"),
+    ("TodoList.vue", "toggle"),  # used in the template, defined in the script
     ("Counter.svelte", "reset"),
     ("saxpy.cu", "saxpy"),
     ("blur.frag", "brighten"),
