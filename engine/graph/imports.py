@@ -633,6 +633,13 @@ def _resolve_pascal(spec: str, from_path: str, files: FileSet) -> list[str]:
     return []
 
 
+def _resolve_godot(spec: str, from_path: str, files: FileSet) -> list[str]:
+    """`res://player/player.gd` is a path from the Godot project's root (where `project.godot` is)."""
+    if spec.startswith("res://"):
+        return files.with_suffix(spec.removeprefix("res://"))
+    return _resolve_relative_file(spec, from_path, files)
+
+
 def _resolve_gleam(spec: str, from_path: str, files: FileSet) -> list[str]:
     """`import store/codec` is `src/store/codec.gleam` (or `test/…`)."""
     return files.with_suffix(spec + ".gleam")
@@ -683,6 +690,7 @@ RESOLVERS: dict[str, Callable[[str, str, FileSet], list[str]]] = {
     "verilog": _resolve_verilog,
     "ada": _resolve_ada,
     "pascal": _resolve_pascal,
+    "gdscript": _resolve_godot,
     "vue": _resolve_js,
     "svelte": _resolve_js,
 }

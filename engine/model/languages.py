@@ -145,6 +145,7 @@ EXTENSIONS: dict[str, str] = {
     ".pp": "pascal",
     ".dpr": "pascal",
     ".lpr": "pascal",
+    ".gd": "gdscript",
     ".md": "markdown",
     ".markdown": "markdown",
     ".rst": "rst",
@@ -204,6 +205,7 @@ GRAMMARS: dict[str, Grammar] = {
     "ada": Grammar.from_pack("ada"),
     "pascal": Grammar.from_pack("pascal"),
     "matlab": Grammar.from_pack("matlab"),
+    "gdscript": Grammar.from_pack("gdscript"),
 }
 
 # Extensions other files share: `.d` is D source, but also Debian's `invoke-rc.d` completion scripts

@@ -1,7 +1,7 @@
 """Languages with no grammar wheel of their own, parsed with the grammars bundled in
 tree-sitter-language-pack 0.13.0: R, Erlang, Clojure, Elm, Nim, D, Gleam, the `<script>` blocks of
 Vue and Svelte components, CUDA and GLSL (read with C++'s and C's queries), Tcl, Racket, Scheme,
-Common Lisp, PureScript, Verilog/SystemVerilog, Ada, Pascal and MATLAB. Every fixture in
+Common Lisp, PureScript, Verilog/SystemVerilog, Ada, Pascal, MATLAB and GDScript. Every fixture in
 `tests/fixtures/languages` uses a name above its definition; definitions must carry their kind,
 container and line, calls must become graph edges, and go-to-definition and Ctrl+T must land on the
 definition's name.
@@ -25,12 +25,12 @@ from fourfold.lsp import convert
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "languages"
 PACK_LANGUAGES = ("r", "erlang", "clojure", "elm", "nim", "d", "gleam", "vue", "svelte", "cuda", "glsl", "tcl",
                   "racket", "scheme", "commonlisp", "purescript", "verilog", "ada", "pascal",
-                  "matlab")
+                  "matlab", "gdscript")
 # One fixture per language (two for Erlang: a remote call crosses files).
 PACK_FIXTURES = ("stats.R", "kv_store.erl", "kv_util.erl", "ring.clj", "Counter.elm", "geometry.nim", "shapes.d",
                  "store.gleam", "TodoList.vue", "Counter.svelte", "saxpy.cu", "blur.frag", "queue.tcl", "shapes.rkt",
                  "matrix.lisp", "Counter.purs", "counter.sv", "stacks.adb", "stacks.ads", "shapes.pas",
-                 "smooth.m", "Filter.m")
+                 "smooth.m", "Filter.m", "player.gd")
 
 
 def parse(name: str) -> ParsedFile:
@@ -195,6 +195,15 @@ DEFINITIONS = [
     ("Filter.m", "Filter", "class", None, 0),
     ("Filter.m", "Filter.Width", "property", "Filter", 3),
     ("Filter.m", "Filter.apply", "method", "Filter", 9),
+    ("player.gd", "Player", "class", None, 1),  # class_name
+    ("player.gd", "SPEED", "constant", None, 4),
+    ("player.gd", "died", "property", None, 5),  # a signal
+    ("player.gd", "health", "variable", None, 7),
+    ("player.gd", "State.RUNNING", "enum_member", "State", 10),
+    ("player.gd", "clamp_speed", "function", None, 17),
+    ("player.gd", "Inventory", "class", None, 20),
+    ("player.gd", "Inventory.items", "field", "Inventory", 21),
+    ("player.gd", "Inventory.add", "method", "Inventory", 22),
 ]
 
 
@@ -273,6 +282,8 @@ REFERENCES = [
     ("smooth.m", "window", "call", "smooth"),
     ("Filter.m", "smooth", "call", "Filter.apply"),
     ("Filter.m", "handle", "inherit", "Filter"),
+    ("player.gd", "clamp_speed", "call", "_physics_process"),
+    ("player.gd", "CharacterBody2D", "inherit", None),  # extends
 ]
 
 
@@ -344,6 +355,7 @@ RESOLUTIONS = [
     ("ada", "Stacks.Limits", "src/main.adb", ["src/stacks-limits.ads", "src/stacks-limits.adb"],
      ["src/stacks-limits.ads"]),
     ("pascal", "Geometry.Points", "src/Shapes.pas", ["src/Geometry.Points.pas"], ["src/Geometry.Points.pas"]),
+    ("gdscript", "res://actors/enemy.gd", "game/actors/player.gd", ["game/actors/enemy.gd"], ["game/actors/enemy.gd"]),
 ]
 
 
@@ -371,6 +383,7 @@ DOCS = [
     ("Counter.purs", "Demo.Counter.clamp", "Keeps the count under ten."),
     ("smooth.m", "smooth", "SMOOTH Moving average of a signal.\ny = smooth(x, width) averages over WIDTH samples."),
     ("Filter.m", "Filter", "A filter with a fixed width."),  # help text under the signature
+    ("player.gd", "clamp_speed", "Keeps the speed under the limit."),  # ##
 ]
 
 
@@ -427,6 +440,7 @@ USED_BEFORE_DEFINED = [
     ("stacks.adb", "Is_Full"),
     ("shapes.pas", "Clamp"),
     ("smooth.m", "window"),
+    ("player.gd", "clamp_speed"),
 ]
 
 
