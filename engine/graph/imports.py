@@ -691,6 +691,7 @@ RESOLVERS: dict[str, Callable[[str, str, FileSet], list[str]]] = {
     "ada": _resolve_ada,
     "pascal": _resolve_pascal,
     "gdscript": _resolve_godot,
+    "luau": _resolve_lua,
     "vue": _resolve_js,
     "svelte": _resolve_js,
 }

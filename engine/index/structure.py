@@ -159,11 +159,13 @@ IGNORED_REFERENCES: dict[str, frozenset[str]] = {
 
 # TypeScript's tags.scm is written as an addition to JavaScript's (tree-sitter's own config
 # inherits it), so both are loaded for TS and TSX.
-INHERITED_TAGS = {"typescript": ("javascript",), "tsx": ("javascript",), "cuda": ("cpp",), "glsl": ("c",)}
+INHERITED_TAGS = {
+    "typescript": ("javascript",), "tsx": ("javascript",), "cuda": ("cpp",), "glsl": ("c",), "luau": ("lua",),
+}
 # TSX is TypeScript with JSX: it reads TypeScript's own queries rather than a copy of them. The pack's
 # CUDA grammar extends C++'s and its GLSL grammar C's (same node types): they read those queries too;
-# Racket reads Scheme's.
-OWN_QUERIES = {"tsx": "typescript", "cuda": "cpp", "glsl": "c", "racket": "scheme"}
+# Racket reads Scheme's, and Luau (Roblox's typed Lua, the same node types) Lua's.
+OWN_QUERIES = {"tsx": "typescript", "cuda": "cpp", "glsl": "c", "racket": "scheme", "luau": "lua"}
 
 # A capture on a small node stands for a larger definition: the declarator of a C function is
 # lifted to the function (or prototype), a JS declarator to its `const` statement, a Go type_spec

@@ -146,6 +146,7 @@ EXTENSIONS: dict[str, str] = {
     ".dpr": "pascal",
     ".lpr": "pascal",
     ".gd": "gdscript",
+    ".luau": "luau",
     ".md": "markdown",
     ".markdown": "markdown",
     ".rst": "rst",
@@ -206,6 +207,7 @@ GRAMMARS: dict[str, Grammar] = {
     "pascal": Grammar.from_pack("pascal"),
     "matlab": Grammar.from_pack("matlab"),
     "gdscript": Grammar.from_pack("gdscript"),
+    "luau": Grammar.from_pack("luau"),
 }
 
 # Extensions other files share: `.d` is D source, but also Debian's `invoke-rc.d` completion scripts

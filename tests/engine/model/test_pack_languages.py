@@ -1,7 +1,8 @@
 """Languages with no grammar wheel of their own, parsed with the grammars bundled in
 tree-sitter-language-pack 0.13.0: R, Erlang, Clojure, Elm, Nim, D, Gleam, the `<script>` blocks of
 Vue and Svelte components, CUDA and GLSL (read with C++'s and C's queries), Tcl, Racket, Scheme,
-Common Lisp, PureScript, Verilog/SystemVerilog, Ada, Pascal, MATLAB and GDScript. Every fixture in
+Common Lisp, PureScript, Verilog/SystemVerilog, Ada, Pascal, MATLAB, GDScript and Luau (with Lua's
+queries). Every fixture in
 `tests/fixtures/languages` uses a name above its definition; definitions must carry their kind,
 container and line, calls must become graph edges, and go-to-definition and Ctrl+T must land on the
 definition's name.
@@ -25,12 +26,12 @@ from fourfold.lsp import convert
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "languages"
 PACK_LANGUAGES = ("r", "erlang", "clojure", "elm", "nim", "d", "gleam", "vue", "svelte", "cuda", "glsl", "tcl",
                   "racket", "scheme", "commonlisp", "purescript", "verilog", "ada", "pascal",
-                  "matlab", "gdscript")
+                  "matlab", "gdscript", "luau")
 # One fixture per language (two for Erlang: a remote call crosses files).
 PACK_FIXTURES = ("stats.R", "kv_store.erl", "kv_util.erl", "ring.clj", "Counter.elm", "geometry.nim", "shapes.d",
                  "store.gleam", "TodoList.vue", "Counter.svelte", "saxpy.cu", "blur.frag", "queue.tcl", "shapes.rkt",
                  "matrix.lisp", "Counter.purs", "counter.sv", "stacks.adb", "stacks.ads", "shapes.pas",
-                 "smooth.m", "Filter.m", "player.gd")
+                 "smooth.m", "Filter.m", "player.gd", "inventory.luau")
 
 
 def parse(name: str) -> ParsedFile:
@@ -204,6 +205,8 @@ DEFINITIONS = [
     ("player.gd", "Inventory", "class", None, 20),
     ("player.gd", "Inventory.items", "field", "Inventory", 21),
     ("player.gd", "Inventory.add", "method", "Inventory", 22),
+    ("inventory.luau", "Inventory", "variable", None, 3),
+    ("inventory.luau", "normalize", "function", None, 11),
 ]
 
 
@@ -284,6 +287,7 @@ REFERENCES = [
     ("Filter.m", "handle", "inherit", "Filter"),
     ("player.gd", "clamp_speed", "call", "_physics_process"),
     ("player.gd", "CharacterBody2D", "inherit", None),  # extends
+    ("inventory.luau", "normalize", "call", "add"),  # as in Lua: `function T.f` is `f`
 ]
 
 
@@ -319,6 +323,7 @@ IMPORTS = [
     ("blur.frag", {"common.glsl"}),
     ("shapes.rkt", {"util.rkt"}),
     ("Counter.purs", {"Prelude", "Data.Maybe", "Demo.Format"}),
+    ("inventory.luau", {"demo.util"}),
     ("counter.sv", {"defs.svh"}),
     ("stacks.adb", {"Ada.Text_IO", "Stacks.Limits"}),
     ("shapes.pas", {"SysUtils", "Geometry.Points"}),
@@ -384,6 +389,7 @@ DOCS = [
     ("smooth.m", "smooth", "SMOOTH Moving average of a signal.\ny = smooth(x, width) averages over WIDTH samples."),
     ("Filter.m", "Filter", "A filter with a fixed width."),  # help text under the signature
     ("player.gd", "clamp_speed", "Keeps the speed under the limit."),  # ##
+    ("inventory.luau", "normalize", "Trims and lowers an item name."),
 ]
 
 
@@ -441,6 +447,7 @@ USED_BEFORE_DEFINED = [
     ("shapes.pas", "Clamp"),
     ("smooth.m", "window"),
     ("player.gd", "clamp_speed"),
+    ("inventory.luau", "normalize"),
 ]
 
 
