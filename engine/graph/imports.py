@@ -10,7 +10,9 @@ Specifiers arrive normalised by the structural pass (see `records.ParsedFile.imp
 Python `a.b`, `.m.x`, `..z`; JS/TS module strings; Go import paths; Rust `crate::a::b`, `super::x`,
 `self::y`, `mod:foo`; Java/C# dotted names; C/C++ `foo.h` and `<foo.h>`; Ruby require arguments;
 PHP `A\\B`; Kotlin/Scala/Haskell/Elixir dotted module names; Lua `require` paths; Zig and shell
-relative file paths; Perl `A::B`; Dart `package:` URIs; OCaml unit names; Terraform module sources.
+relative file paths; Perl `A::B`; Dart `package:` URIs; OCaml unit names; Terraform module sources;
+R `source()` paths; Erlang module names and `.hrl` includes; Clojure, Elm and D dotted namespaces;
+Nim and Gleam slash paths; Vue and Svelte script imports as JS's.
 """
 
 from __future__ import annotations
@@ -561,6 +563,88 @@ def _resolve_terraform(spec: str, from_path: str, files: FileSet) -> list[str]:
     return sorted(p for p in files.by_dir.get(folder, ()) if p.endswith(".tf"))
 
 
+def _resolve_erlang(spec: str, from_path: str, files: FileSet) -> list[str]:
+    """`-include("x.hrl")` is beside the module or in an `include/` folder; `-include_lib("app/include/
+    x.hrl")` is the app's; a module named by a remote call or `-behaviour` is `<module>.erl` anywhere."""
+    if spec.endswith(".hrl"):
+        local = _resolve_relative_file(spec, from_path, files)
+        included = posixpath.join("include", posixpath.basename(spec))
+        return local or files.with_suffix(spec) or files.with_suffix(included)
+    return files.with_suffix(spec + ".erl")
+
+
+def _resolve_clojure(spec: str, from_path: str, files: FileSet) -> list[str]:
+    """`demo.http-util` lives in `demo/http_util.clj` (or `.cljc`, `.cljs`) below a source folder."""
+    parts = spec.replace("-", "_").split(".")
+    for extension in (".clj", ".cljc", ".cljs"):
+        found = _trailing(parts, extension, files)
+        if found:
+            return found
+    return []
+
+
+def _resolve_elm(spec: str, from_path: str, files: FileSet) -> list[str]:
+    """`Counter.Format` is `Counter/Format.elm` below a source directory (`src/`)."""
+    return _trailing(spec.split("."), ".elm", files)
+
+
+def _resolve_nim(spec: str, from_path: str, files: FileSet) -> list[str]:
+    """`import shapes/circle` is `shapes/circle.nim` from the importer's folder or the search path;
+    `std/…` modules are the standard library's."""
+    if spec.startswith(("std/", "pkg/")):
+        return []
+    path = spec if spec.endswith(".nim") else spec + ".nim"
+    local = posixpath.normpath(posixpath.join(posixpath.dirname(from_path), path))
+    return [local] if local in files else files.with_suffix(posixpath.normpath(path).lstrip("./"))
+
+
+def _resolve_d(spec: str, from_path: str, files: FileSet) -> list[str]:
+    """`import demo.util;` is `demo/util.d` (or the package's `demo/util/package.d`) below a source folder."""
+    parts = spec.split(".")
+    found = _trailing(parts, ".d", files) or _trailing(parts, ".di", files)
+    return found or _trailing([*parts, "package"], ".d", files)
+
+
+def _resolve_purescript(spec: str, from_path: str, files: FileSet) -> list[str]:
+    """`Demo.Format` is `Demo/Format.purs` below a source folder, as in Haskell."""
+    return _trailing(spec.split("."), ".purs", files)
+
+
+def _resolve_verilog(spec: str, from_path: str, files: FileSet) -> list[str]:
+    """`` `include "defs.svh" `` is a file beside the importer or on the include path; `import pkg::*;`
+    names a package, by convention in `pkg.sv`."""
+    if "." in spec:
+        return _resolve_relative_file(spec, from_path, files) or files.with_suffix(spec)
+    return files.with_suffix(spec + ".sv") or files.with_suffix(spec + ".svh")
+
+
+def _resolve_ada(spec: str, from_path: str, files: FileSet) -> list[str]:
+    """`with Stacks.Limits;` is the unit GNAT keeps in `stacks-limits.ads` (its body in `.adb`)."""
+    stem = spec.lower().replace(".", "-")
+    return files.with_suffix(stem + ".ads") or files.with_suffix(stem + ".adb")
+
+
+def _resolve_pascal(spec: str, from_path: str, files: FileSet) -> list[str]:
+    """`uses Geometry.Points;` is the unit file `Geometry.Points.pas` (or `.pp`), in any case."""
+    for name in (spec, spec.lower()):
+        found = files.with_suffix(name + ".pas") or files.with_suffix(name + ".pp")
+        if found:
+            return found
+    return []
+
+
+def _resolve_godot(spec: str, from_path: str, files: FileSet) -> list[str]:
+    """`res://player/player.gd` is a path from the Godot project's root (where `project.godot` is)."""
+    if spec.startswith("res://"):
+        return files.with_suffix(spec.removeprefix("res://"))
+    return _resolve_relative_file(spec, from_path, files)
+
+
+def _resolve_gleam(spec: str, from_path: str, files: FileSet) -> list[str]:
+    """`import store/codec` is `src/store/codec.gleam` (or `test/…`)."""
+    return files.with_suffix(spec + ".gleam")
+
+
 RESOLVERS: dict[str, Callable[[str, str, FileSet], list[str]]] = {
     "python": _resolve_python,
     "javascript": _resolve_js,
@@ -590,4 +674,24 @@ RESOLVERS: dict[str, Callable[[str, str, FileSet], list[str]]] = {
     "hcl": _resolve_terraform,
     "dart": _resolve_dart,
     "ocaml": _resolve_ocaml,
+    "r": _resolve_relative_file,
+    "erlang": _resolve_erlang,
+    "clojure": _resolve_clojure,
+    "elm": _resolve_elm,
+    "nim": _resolve_nim,
+    "d": _resolve_d,
+    "gleam": _resolve_gleam,
+    "cuda": _resolve_include,
+    "glsl": _resolve_include,
+    "tcl": _resolve_relative_file,
+    "racket": _resolve_relative_file,
+    "scheme": _resolve_relative_file,
+    "purescript": _resolve_purescript,
+    "verilog": _resolve_verilog,
+    "ada": _resolve_ada,
+    "pascal": _resolve_pascal,
+    "gdscript": _resolve_godot,
+    "luau": _resolve_lua,
+    "vue": _resolve_js,
+    "svelte": _resolve_js,
 }

@@ -36,7 +36,7 @@ TEXT_MAX_CHARS = 4000
 UNIT_KINDS = frozenset({"function", "method", "constructor", "class", "interface", "struct", "enum", "trait"})
 SPLITTABLE_KINDS = frozenset({"class", "interface", "struct", "enum", "trait"})
 # Languages whose headers declare functions apart from their definitions.
-PROTOTYPE_LANGUAGES = frozenset({"c", "cpp", "objc"})
+PROTOTYPE_LANGUAGES = frozenset({"c", "cpp", "objc", "cuda", "glsl"})
 
 # Comment lines directly above a definition belong to its chunk, not to the gap before it.
 DEFAULT_COMMENT_PREFIXES = ("//", "/*", "*")

@@ -18,7 +18,7 @@ import inspect
 import re
 import threading
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 
@@ -49,9 +49,10 @@ KIND_ALIASES = {
     "operator": "function",  # OCaml
 }
 
-# Languages whose functions are written as several clauses (Haskell equations after a signature,
-# Elixir `def` heads per pattern): consecutive same-named definitions are one symbol spanning them all.
-CLAUSE_LANGUAGES = frozenset({"haskell", "elixir"})
+# Languages whose functions are written as several clauses (Haskell and PureScript equations after a signature,
+# Elixir `def` heads per pattern, Elm's annotation and equation, Erlang clauses, which its grammar
+# parses as declarations apiece): consecutive same-named definitions are one symbol spanning them all.
+CLAUSE_LANGUAGES = frozenset({"haskell", "elixir", "erlang", "elm", "purescript"})
 # Grammars that parse a function's body as the next sibling of its signature (Dart's top-level
 # functions and methods): the definition spans both.
 DETACHED_BODIES: dict[str, frozenset[str]] = {"dart": frozenset({"function_body"})}
@@ -62,7 +63,10 @@ CLASS_LIKE = frozenset({"class", "struct", "interface", "trait", "enum", "impl"}
 CLASS_LIKE_EXTRA: dict[str, frozenset[str]] = {"ruby": frozenset({"module"})}
 
 # Languages whose tags call every top-level assignment a constant; there only SHOUTING names are.
-LOOSE_CONSTANT_LANGUAGES = frozenset({"python", "javascript", "typescript", "tsx"})
+LOOSE_CONSTANT_LANGUAGES = frozenset({"python", "javascript", "typescript", "tsx", "r"})
+
+# Languages whose definitions may name their namespace in the name itself (`proc ::queue::pop`).
+NAMESPACE_SEPARATORS = {"tcl": "::"}
 
 # Reference capture suffix -> Reference.kind. Anything else is a plain "reference".
 REFERENCE_KINDS = {"call": "call", "inherit": "inherit"}
@@ -88,6 +92,41 @@ IGNORED_REFERENCES: dict[str, frozenset[str]] = {
             "set", "unset", "shift", "eval", "exec", "read", "true", "false", "source", ".", "\\.",
             "type", "shopt", "trap", "wait", "alias", "declare", "readonly", "grep", "sed", "awk",
             "cat", "rm", "mkdir", "ls", "tr", "head", "tail", "cut", "sort", "xargs", "basename", "dirname",
+        }
+    ),
+    # Scheme's and Racket's special forms, and Common Lisp's: list heads, as calls are.
+    "scheme": (_LISP_FORMS := frozenset(
+        {
+            "define", "define*", "define-syntax", "define-syntax-rule", "define-record-type", "define-struct",
+            "define-values", "lambda", "λ", "case-lambda", "let", "let*", "letrec", "let-values", "if", "cond",
+            "case", "when", "unless", "begin", "quote", "quasiquote", "set!", "and", "or", "else", "do",
+            "require", "provide", "module", "module+", "struct", "syntax-rules", "define/contract", "match",
+        }
+    )),
+    "racket": _LISP_FORMS,
+    "commonlisp": frozenset(
+        {
+            "defun", "defmacro", "defgeneric", "defmethod", "defclass", "defstruct", "defvar", "defparameter",
+            "defconstant", "defpackage", "in-package", "let", "let*", "flet", "labels", "lambda", "if", "cond",
+            "case", "when", "unless", "progn", "setf", "setq", "loop", "declare", "quote", "function", "and",
+            "or", "not", "return", "return-from", "block", "multiple-value-bind", "destructuring-bind",
+        }
+    ),
+    # Tcl's own commands: every line is a command call, and these are the language's.
+    "tcl": frozenset(
+        {
+            "set", "puts", "return", "variable", "global", "upvar", "proc", "namespace", "package", "source",
+            "if", "else", "elseif", "for", "foreach", "while", "switch", "expr", "incr", "append", "lappend",
+            "lindex", "lrange", "llength", "list", "string", "dict", "array", "catch", "error", "eval",
+            "uplevel", "info", "file", "format", "regexp", "regsub", "split", "join", "my", "method",
+        }
+    ),
+    # Clojure's special and defining forms head lists as calls do.
+    "clojure": frozenset(
+        {
+            "ns", "def", "defn", "defn-", "defmacro", "defmulti", "defmethod", "defonce", "defprotocol",
+            "definterface", "defrecord", "deftype", "declare", "let", "fn", "if", "do", "when", "cond",
+            "case", "loop", "recur", "quote", "var", "try", "catch", "finally", "throw", "new", "set!",
         }
     ),
     "go": frozenset(
@@ -120,9 +159,13 @@ IGNORED_REFERENCES: dict[str, frozenset[str]] = {
 
 # TypeScript's tags.scm is written as an addition to JavaScript's (tree-sitter's own config
 # inherits it), so both are loaded for TS and TSX.
-INHERITED_TAGS = {"typescript": ("javascript",), "tsx": ("javascript",)}
-# TSX is TypeScript with JSX: it reads TypeScript's own queries rather than a copy of them.
-OWN_QUERIES = {"tsx": "typescript"}
+INHERITED_TAGS = {
+    "typescript": ("javascript",), "tsx": ("javascript",), "cuda": ("cpp",), "glsl": ("c",), "luau": ("lua",),
+}
+# TSX is TypeScript with JSX: it reads TypeScript's own queries rather than a copy of them. The pack's
+# CUDA grammar extends C++'s and its GLSL grammar C's (same node types): they read those queries too;
+# Racket reads Scheme's, and Luau (Roblox's typed Lua, the same node types) Lua's.
+OWN_QUERIES = {"tsx": "typescript", "cuda": "cpp", "glsl": "c", "racket": "scheme", "luau": "lua"}
 
 # A capture on a small node stands for a larger definition: the declarator of a C function is
 # lifted to the function (or prototype), a JS declarator to its `const` statement, a Go type_spec
@@ -140,9 +183,23 @@ LIFTS: dict[str, tuple[frozenset[str], frozenset[str], bool]] = {
 WRAPPERS = frozenset({"decorated_definition", "export_statement", "template_declaration"})
 
 COMMENT_TYPES = frozenset(
-    {"comment", "line_comment", "block_comment", "multiline_comment", "haddock", "documentation_comment"}
+    {"comment", "line_comment", "block_comment", "multiline_comment", "haddock", "documentation_comment",
+     "statement_comment"}  # Gleam's `///`
 )
 COMMENT_MARKERS = re.compile(r"^\s*(?:/\*+|\*+/|\*|///?!?|//|#+|-{2,}(?:\s*\|)?)\s?|\s*\*+/\s*$")
+# Comment markers of the languages the shared pattern above does not know (roxygen's `#'`, Erlang's
+# `%%`, Lisp's `;;`, Elm's `{-|`, D's `/++`); kept apart so the other languages' docs stay as they were.
+LANGUAGE_COMMENT_MARKERS: dict[str, re.Pattern[str]] = {
+    "r": re.compile(r"^\s*#+'?\s?"),
+    "erlang": re.compile(r"^\s*%+\s?(?:@doc\s)?"),
+    "clojure": (_SEMICOLONS := re.compile(r"^\s*;+\s?")),
+    "scheme": _SEMICOLONS,
+    "racket": _SEMICOLONS,
+    "commonlisp": _SEMICOLONS,
+    "elm": re.compile(r"^\s*(?:\{-\|?|-}|--)\s?|\s*-}\s*$"),
+    "pascal": re.compile(r"^\s*(?:\{|\(\*|//)\s?|\s*(?:\}|\*\))\s*$"),
+    "d": re.compile(r"^\s*(?:/\*+|/\++|\*+/|\++/|\*|\+|///?|//)\s?|\s*[*+]+/\s*$"),
+}
 SIGNATURE_MAX_CHARS = 200
 SIGNATURE_MAX_LINES = 8
 DOC_MAX_CHARS = 500
@@ -169,6 +226,8 @@ class _Scope:
     # The last clause of a definition written in several (CLAUSE_LANGUAGES), or a body the grammar puts
     # beside its signature (DETACHED_BODIES): its end ends the definition.
     last: ts.Node | None = None
+    # Bytes from the name node's start to the name itself (`::queue::pop` names `pop`).
+    name_offset: int = 0
 
     @property
     def end_byte(self) -> int:
@@ -198,6 +257,14 @@ class _Columns:
         start_column = self.column(start.row, start.column)
         return Span(start.row, start_column, end.row, self.column(end.row, end.column))
 
+    def name_span(self, node: ts.Node, offset: int) -> Span:
+        """The span of a name that starts `offset` bytes into its node (on the node's first line)."""
+        span = self.span(node)
+        if not offset:
+            return span
+        start = node.start_point
+        return Span(start.row, self.column(start.row, start.column + offset), span.end_line, span.end_col)
+
     def definition_span(self, node: ts.Node, data: bytes) -> Span:
         """Like `span`, but a node that swallows its final newline (C `#define`) ends on its last line."""
         end = node.end_point
@@ -215,17 +282,94 @@ def parse_file(path: str, text: str, language: str | None) -> ParsedFile:
     if language not in GRAMMARS:
         return ParsedFile(chunks=make_chunks(path, text, language, ()))
     data = text.encode("utf-8", "surrogatepass")
-    tree = _parser(language).parse(data)
-    if language in ITEM_MACRO_LANGUAGES:
-        data, tree = _with_item_macros_opened(language, data, tree)
-    scopes, references, import_nodes = _collect(language, tree.root_node)
-    _nest(scopes, language)
     columns = _Columns(text, data)
-    symbols = tuple(_symbol(scope, path, language, data, columns) for scope in scopes if scope.symbol)
+    code = language
+    if language in SCRIPT_HOSTS:
+        data, code = _script_blocks(language, data)
+    tree = _parser(code).parse(data)
+    if code in ITEM_MACRO_LANGUAGES:
+        data, tree = _with_item_macros_opened(code, data, tree)
+    scopes, references, import_nodes = _collect(code, tree.root_node)
+    _nest(scopes, code)
+    symbols = tuple(_symbol(scope, path, code, data, columns) for scope in scopes if scope.symbol)
+    if code != language:
+        symbols = tuple(replace(symbol, language=language) for symbol in symbols)
     parsed_references = _references(references, scopes, path, columns)
-    imports = _imports(language, import_nodes)
+    imports = _imports(code, import_nodes)
     chunks = make_chunks(path, text, language, symbols)
     return ParsedFile(symbols=symbols, references=parsed_references, imports=imports, chunks=chunks)
+
+
+# Single-file components whose code is in `<script>` blocks: the pack's Vue and Svelte grammars leave a
+# script's body as raw text, so it is parsed again with the JavaScript or TypeScript grammar (by the
+# block's `lang`), on a copy of the file blanked outside the scripts: every byte keeps its offset, so
+# definitions keep their lines and columns.
+SCRIPT_HOSTS = frozenset({"vue", "svelte"})
+SCRIPT_LANGUAGES = {"ts": "typescript", "typescript": "typescript", "tsx": "tsx", "jsx": "tsx"}
+_NOT_NEWLINE = re.compile(rb"[^\n]")
+
+
+def _script_blocks(language: str, data: bytes) -> tuple[bytes, str]:
+    """The file with everything but its `<script>` bodies blanked to spaces, and the language to parse
+    them with (TypeScript if any block says so: it reads JavaScript too)."""
+    tree = _parser(language).parse(data)
+    blanked = bytearray(_NOT_NEWLINE.sub(b" ", data))
+    code = "javascript"
+    for element in tree.root_node.named_children:
+        if element.type != "script_element":
+            continue
+        for child in element.named_children:
+            if child.type == "raw_text":
+                blanked[child.start_byte : child.end_byte] = data[child.start_byte : child.end_byte]
+            elif child.type == "start_tag":
+                lang = SCRIPT_LANGUAGES.get(_attribute(child, "lang"))
+                if lang is not None and code != "tsx":
+                    code = lang
+    for expression in _template_expressions(tree.root_node):
+        # Each as a statement of its own: the byte before it (a quote or a brace) becomes a `;`.
+        blanked[expression.start_byte : expression.end_byte] = data[expression.start_byte : expression.end_byte]
+        if expression.start_byte > 0:
+            blanked[expression.start_byte - 1] = ord(";")
+    return bytes(blanked), code
+
+
+# Where a component's template holds code: Vue's directive values (`@click="toggle(item)"`) and
+# `{{ … }}` interpolations, Svelte's `{…}` expressions. Parsed with the script, they make the template's
+# calls references to the script's functions.
+TEMPLATE_EXPRESSIONS: dict[str, tuple[tuple[str, str], ...]] = {
+    "vue": (("attribute_value", "quoted_attribute_value"), ("raw_text", "interpolation")),
+    "svelte": (("raw_text_expr", "expression"),),
+}
+
+
+def _template_expressions(root: ts.Node) -> Iterable[ts.Node]:
+    """The template's expression nodes, outside `<script>` and `<style>`, in file order."""
+    wanted = {pair for pairs in TEMPLATE_EXPRESSIONS.values() for pair in pairs}
+    stack = [child for child in reversed(root.named_children) if child.type not in ("script_element", "style_element")]
+    while stack:
+        node = stack.pop()
+        parent = node.parent
+        if parent is not None and (node.type, parent.type) in wanted and _is_code(parent):
+            yield node
+            continue
+        stack.extend(reversed(node.named_children))
+
+
+def _is_code(holder: ts.Node) -> bool:
+    """A quoted attribute value is code only in a directive (`@click`, `:key`, `v-if`), not in `class="…"`."""
+    if holder.type != "quoted_attribute_value":
+        return True
+    return holder.parent is not None and holder.parent.type == "directive_attribute"
+
+
+def _attribute(tag: ts.Node, name: str) -> str:
+    """The value of attribute `name` on an HTML-like start tag, "" when absent."""
+    for attribute in tag.named_children:
+        names = [child for child in attribute.named_children if child.type == "attribute_name"]
+        if attribute.type == "attribute" and names and _text(names[0]) == name:
+            values = [child for child in attribute.named_children if child.type != "attribute_name"]
+            return _unquote(_text(values[0])) if values else ""
+    return ""
 
 
 # Languages whose code wraps definitions in macro calls that the grammar leaves as unparsed token trees:
@@ -340,15 +484,26 @@ def _add_scope(
     outer = _outer(core)
     body = outer.next_named_sibling
     detached = body if body is not None and body.type in DETACHED_BODIES.get(language, ()) else None
+    name = _text(name_node)
+    receiver_text = _text(receivers[0]) if receivers else None
+    name_offset = 0
+    separator = NAMESPACE_SEPARATORS.get(language)
+    if separator is not None and separator in name:
+        # Tcl's `proc ::queue::pop` defines `pop` in the namespace `queue`; its name starts after the `::`.
+        full = name
+        namespace, _, name = name.strip(separator).rpartition(separator)
+        receiver_text = namespace or None
+        name_offset = len(full.rstrip(separator).encode("utf-8")) - len(name.encode("utf-8"))
     scopes[core.id] = _Scope(
         node=core,
         outer=outer,
         name_node=name_node,
-        name=_text(name_node),
-        kind=_kind(raw_kind, _text(name_node), language),
+        name=name,
+        kind=_kind(raw_kind, name, language),
         pattern=pattern,
-        receiver=_text(receivers[0]) if receivers else None,
+        receiver=receiver_text,
         symbol=section == "definition",
+        name_offset=name_offset,
         last=detached,
     )
 
@@ -421,7 +576,9 @@ def _nest(scopes: list[_Scope], language: str) -> None:
             scope.container = parent.name
         scope.qualified = f"{prefix}.{scope.name}" if prefix else scope.name
         if scope.kind in ("function", "method"):
-            is_member = scope.receiver is not None or (parent is not None and parent.kind in class_like)
+            # A receiver makes a method, but a Tcl namespace in a proc's name is not a receiver.
+            receiver = scope.receiver is not None and language not in NAMESPACE_SEPARATORS
+            is_member = receiver or (parent is not None and parent.kind in class_like)
             scope.kind = "method" if is_member else "function"
         stack.append(scope)
 
@@ -442,7 +599,7 @@ def _symbol(scope: _Scope, path: str, language: str, data: bytes, columns: _Colu
         kind=scope.kind,
         path=path,
         span=span,
-        name_span=columns.span(scope.name_node),
+        name_span=columns.name_span(scope.name_node, scope.name_offset),
         container=scope.container,
         qualified=scope.qualified,
         signature=_signature(scope.outer, data),
@@ -486,7 +643,48 @@ def _doc(scope: _Scope, language: str, data: bytes) -> str:
         attribute = _elixir_doc(scope.outer)
         if attribute:
             return attribute[:DOC_MAX_CHARS]
-    return _leading_comment(scope.outer, data)[:DOC_MAX_CHARS]
+    if language in INNER_DOCS:
+        inner = _inner_doc(scope.node, language)
+        if inner:
+            return inner[:DOC_MAX_CHARS]
+    if language == "commonlisp" and scope.outer.named_child_count and scope.outer.named_children[0].type == "defun":
+        docstring = _clojure_doc(scope.outer.named_children[0], position=1)  # `(defun f (args) "doc" …)`
+        if docstring:
+            return docstring[:DOC_MAX_CHARS]
+    if language == "clojure":
+        docstring = _clojure_doc(scope.outer)
+        if docstring:
+            return docstring[:DOC_MAX_CHARS]
+    return _leading_comment(scope.outer, data, language)[:DOC_MAX_CHARS]
+
+
+# Languages that document a definition under its signature: Nim's `##` first in the body, MATLAB's help
+# text (the first comment inside the function or class). Value: (where the comment is, its markers).
+INNER_DOCS: dict[str, tuple[str | None, re.Pattern[str]]] = {
+    "nim": ("body", re.compile(r"^\s*##\s?")),
+    "matlab": (None, re.compile(r"^\s*%+\s?")),
+}
+
+
+def _inner_doc(node: ts.Node, language: str) -> str:
+    field, markers = INNER_DOCS[language]
+    holder = node.child_by_field_name(field) if field else node
+    if holder is None:
+        return ""
+    comment = next((child for child in holder.named_children if child.type in COMMENT_TYPES), None)
+    if comment is None or (field and holder.named_children[0] != comment):
+        return ""
+    return "\n".join(markers.sub("", line).strip() for line in _text(comment).split("\n")).strip()
+
+
+def _clojure_doc(outer: ts.Node, position: int = 2) -> str:
+    """The docstring of `(defn name "doc" [args] …)` (and of `ns`, `def`, `defprotocol`; of Common
+    Lisp's `defun`, whose header is one node): a string right after the name, followed by more forms
+    (in `(def greeting "hello")` the string is the value)."""
+    forms = [child for child in outer.named_children if child.type not in COMMENT_TYPES]
+    if len(forms) > position + 1 and forms[position].type == "str_lit":
+        return inspect.cleandoc(_unquote(_text(forms[position])))
+    return ""
 
 
 # Elixir documents with attributes, not comments: `@doc` above a function, `@moduledoc` first in a module.
@@ -529,7 +727,7 @@ def _docstring(node: ts.Node) -> str:
     return inspect.cleandoc(content.decode("utf-8", "replace"))
 
 
-def _leading_comment(outer: ts.Node, data: bytes) -> str:
+def _leading_comment(outer: ts.Node, data: bytes, language: str) -> str:
     comments: list[ts.Node] = []
     below = outer
     candidate = outer.prev_named_sibling
@@ -543,9 +741,10 @@ def _leading_comment(outer: ts.Node, data: bytes) -> str:
         below = candidate
         candidate = candidate.prev_named_sibling
     lines: list[str] = []
+    markers = LANGUAGE_COMMENT_MARKERS.get(language, COMMENT_MARKERS)
     for comment in reversed(comments):
         for line in _text(comment).split("\n"):
-            lines.append(COMMENT_MARKERS.sub("", line).rstrip())
+            lines.append(markers.sub("", line).rstrip())
     return "\n".join(lines).strip()
 
 
@@ -740,6 +939,18 @@ def _ocaml_import(node: ts.Node) -> Iterable[str]:
     yield _text(node).split(".", 1)[0].strip()
 
 
+def _nim_import(node: ts.Node) -> Iterable[str]:
+    """`import std/math` -> `std/math`; `import shapes/[circle, square]` -> `shapes/circle`, `shapes/square`;
+    `import a as b` -> `a`; `include "x.nim"` -> `x.nim`."""
+    spec = "".join(re.split(r"\s+as\s+", _text(node))[0].split())
+    spec = _unquote(spec)
+    if "[" not in spec:
+        yield spec
+        return
+    prefix, _, inner = spec.partition("[")
+    yield from (prefix + name for name in inner.rstrip("]").split(",") if name)
+
+
 IMPORT_NORMALISERS: dict[str, Callable[[ts.Node], Iterable[str]]] = {
     "python": _python_import,
     "rust": _rust_import,
@@ -752,4 +963,5 @@ IMPORT_NORMALISERS: dict[str, Callable[[ts.Node], Iterable[str]]] = {
     "bash": _shell_import,
     "powershell": _shell_import,
     "ocaml": _ocaml_import,
+    "nim": _nim_import,
 }

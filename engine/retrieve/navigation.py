@@ -49,6 +49,9 @@ def symbol_at(snapshot: Snapshot, path: str, line: int, col: int) -> Symbol | No
 def _ranked_definitions(snapshot: Snapshot, path: str, name: str) -> list[Symbol]:
     folder = path.rsplit("/", 1)[0] if "/" in path else ""
     found = snapshot.symbols.definitions(name)
+    if not found and name.startswith("$"):
+        # `$` starts a JS or PHP name, but in Nim it is an operator: `$distance(p)` calls `distance`.
+        found = snapshot.symbols.definitions(name.lstrip("$"))
     return sorted(
         found, key=lambda s: (s.path != path, not s.path.startswith(folder), s.path, s.span.start_line)
     )

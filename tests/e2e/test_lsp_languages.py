@@ -1,6 +1,7 @@
 """End to end over the LSP wire for the languages of issue 13: Ctrl+T and go-to-definition land on
 the definition's name when the name is used above its definition, in Kotlin, Swift, Haskell, Lua,
-Bash (a script without an extension, told by its shebang) and the rest of `tests/fixtures/languages`.
+Bash (a script without an extension, told by its shebang), R, Erlang, Clojure, Elm, Vue and Svelte
+and the rest of `tests/fixtures/languages`.
 
 Parametrised over recorded VS Code (UTF-16) and Neovim 0.11 (UTF-8) capabilities.
 """
@@ -27,6 +28,13 @@ USED_BEFORE_DEFINED = [
     ("config.lua", "merge", 7, 11),
     ("nvm-exec", "nvm_exec_run", 4, 7),
     ("report.py", "render", 4, 8),
+    # Grammars from tree-sitter-language-pack; Vue's and Svelte's from their `<script>` blocks.
+    ("stats.R", "column_summary", 7, 13),
+    ("kv_store.erl", "normalize", 20, 35),
+    ("ring.clj", "route", 13, 19),
+    ("Counter.elm", "clamp", 18, 38),
+    ("TodoList.vue", "isOpen", 11, 18),
+    ("Counter.svelte", "reset", 7, 18),
 ]
 
 

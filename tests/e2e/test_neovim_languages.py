@@ -1,6 +1,7 @@
 """A real headless Neovim (its built-in LSP client) on the languages fixture of issue 13: Ctrl+T's
 equivalent (`workspace/symbol`) and go-to-definition land on the definition's name when the name is
-used above its definition, in Kotlin, Haskell, a shebang Bash script and Python.
+used above its definition, in Kotlin, Haskell, a shebang Bash script, Python, R, Erlang and a Vue
+component's script.
 """
 
 from __future__ import annotations
@@ -20,6 +21,9 @@ USED_BEFORE_DEFINED = [
     ("Types.hs", "double", 7, 26),
     ("nvm-exec", "nvm_exec_run", 4, 7),
     ("report.py", "render", 4, 8),
+    ("stats.R", "column_summary", 7, 13),
+    ("kv_store.erl", "normalize", 20, 35),
+    ("TodoList.vue", "isOpen", 11, 18),
 ]
 
 
