@@ -17,6 +17,7 @@ from __future__ import annotations
 import bisect
 import functools
 import itertools
+import pickle
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -123,6 +124,26 @@ class SymbolTable:
         if overlay_size > OVERLAY_MAX_SYMBOLS:
             table._base = _Index(tuple(s for found in files.values() for s in found))
             table._overlay_paths = frozenset()
+        return table
+
+    def encode(self) -> bytes:
+        """The table as it is (base, overlay paths and files), for a restart to open without building it.
+
+        A pickle: the table holds the same records the store's rows pickle, and it is only ever read
+        back from the index folder it was written to, behind a digest (`index.saved`).
+        """
+        return pickle.dumps((dict(self._files), self._base, self._overlay_paths), protocol=pickle.HIGHEST_PROTOCOL)
+
+    @classmethod
+    def decode(cls, blob: bytes) -> SymbolTable:
+        """The table `encode` wrote; raises ValueError when the blob holds something else."""
+        files, base, overlay_paths = pickle.loads(blob)
+        if not (isinstance(files, dict) and isinstance(base, _Index) and isinstance(overlay_paths, frozenset)):
+            raise ValueError("stored symbol table holds other objects")
+        table = cls.__new__(cls)
+        table._files = MappingProxyType(files)
+        table._base = base
+        table._overlay_paths = overlay_paths
         return table
 
     def with_file(self, path: str, symbols: Iterable[Symbol]) -> SymbolTable:
