@@ -165,7 +165,8 @@ def test_rows_garbled_since_the_entry_was_saved_open_from_the_rows(tree: Path, t
 
 
 def symbol(name: str, path: str) -> Symbol:
-    return Symbol(name, "function", path, Span(0, 0, 1, 0), Span(0, 4, 0, 4 + len(name)), qualified=name)
+    return Symbol(name, "function", path, Span(0, 0, 1, 0), Span(0, 4, 0, 4 + len(name)), container="mod",
+                  qualified=name, signature=f"def {name}()", doc="Loads.", language="python")
 
 
 def test_a_saved_index_reads_back_as_it_was_written() -> None:
