@@ -15,6 +15,7 @@ vectorised prefilter rather than every symbol.
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import functools
 import itertools
 import pickle
@@ -147,12 +148,14 @@ class SymbolTable:
             files[path] = at if listed else tuple(_row(symbol) for symbol in found)
         state = {name: value for name, value in vars(base).items() if name != "symbols"}
         rows = tuple(_row(symbol) for symbol in base.symbols)
-        return pickle.dumps((rows, state, files, self._overlay_paths), protocol=pickle.HIGHEST_PROTOCOL)
+        return pickle.dumps((_layout(), rows, state, files, self._overlay_paths), protocol=pickle.HIGHEST_PROTOCOL)
 
     @classmethod
     def decode(cls, blob: bytes) -> SymbolTable:
         """The table `encode` wrote; raises ValueError when the blob holds something else."""
-        rows, state, stored, overlay_paths = pickle.loads(blob)
+        layout, rows, state, stored, overlay_paths = pickle.loads(blob)
+        if layout != _layout():  # written by a version whose records or lookups had other fields
+            raise ValueError("stored symbol table has another layout")
         if not (isinstance(rows, tuple) and isinstance(state, dict) and isinstance(stored, dict)
                 and isinstance(overlay_paths, frozenset)):
             raise ValueError("stored symbol table holds other objects")
@@ -241,6 +244,14 @@ def _mask(text: str) -> int:
 
 # A symbol as a plain tuple: its fields in order, each span as four ints.
 _Row = tuple[Any, ...]
+
+
+@functools.cache
+def _layout() -> tuple[tuple[str, ...], ...]:
+    """What a saved table's tuples and lookups mean: the records' fields and the index's attributes.
+    A table saved under another layout is not read (the rows' SCHEMA_VERSION need not change for it)."""
+    return (tuple(field.name for field in dataclasses.fields(Symbol)),
+            tuple(field.name for field in dataclasses.fields(Span)), tuple(sorted(vars(_Index(())))))
 
 
 def _row(symbol: Symbol) -> _Row:

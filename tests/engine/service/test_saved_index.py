@@ -8,6 +8,8 @@ opened from the rows, and the entry is saved again.
 
 from __future__ import annotations
 
+import dataclasses
+import pickle
 import shutil
 import sqlite3
 from pathlib import Path
@@ -197,3 +199,20 @@ def test_stored_parsed_decodes_each_file_once_and_an_undecodable_one_reads_empty
     assert parsed["a.py"] == good and parsed["a.py"] is parsed["a.py"] and parsed.decoded == 1
     assert parsed["b.py"] == ParsedFile()
     assert "a.py" in parsed and "c.py" not in parsed and parsed.get("c.py") is None
+
+
+def test_every_field_of_a_symbol_survives_the_saved_table() -> None:
+    """A field added to Symbol must be saved too, or a restart would answer without it."""
+    values = {field.name: Span(1, 2, 3, 4) if "Span" in str(field.type) else f"{field.name}-value"
+              for field in dataclasses.fields(Symbol)}
+    full = Symbol(**values)  # type: ignore[arg-type]
+    back = SymbolTable.decode(SymbolTable([full]).encode())
+    assert back.definitions(full.name) == [full] and list(back.all()) == [full]
+
+
+def test_a_symbol_table_saved_under_another_layout_is_not_read() -> None:
+    table = SymbolTable([symbol("load", "a.py")])
+    layout, *rest = pickle.loads(table.encode())
+    other = pickle.dumps(((layout[0][:-1], *layout[1:]), *rest))  # as if Symbol had one field less
+    with pytest.raises(ValueError, match="another layout"):
+        SymbolTable.decode(other)
