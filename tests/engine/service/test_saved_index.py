@@ -9,6 +9,7 @@ opened from the rows, and the entry is saved again.
 from __future__ import annotations
 
 import dataclasses
+import gc
 import pickle
 import shutil
 import sqlite3
@@ -23,6 +24,7 @@ from fourfold.engine.index.store import StoredParsed, encode_parsed
 from fourfold.engine.index.symbols import SymbolTable
 from fourfold.engine.index.trigram import TrigramIndex, file_trigrams
 from fourfold.engine.model.records import ParsedFile, Span, Symbol
+from fourfold.engine.service import workspace as workspace_module
 from fourfold.engine.service.workspace import SAVED_ENTRY
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "polyglot"
@@ -216,3 +218,18 @@ def test_a_symbol_table_saved_under_another_layout_is_not_read() -> None:
     other = pickle.dumps(((layout[0][:-1], *layout[1:]), *rest))  # as if Symbol had one field less
     with pytest.raises(ValueError, match="another layout"):
         SymbolTable.decode(other)
+
+
+def test_only_a_large_loaded_index_is_frozen_out_of_the_collector(tree: Path, tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    cold_answers(tree, tmp_path / "index")
+    gc.unfreeze()
+    opened(tree, tmp_path / "index").close()
+    assert gc.get_freeze_count() == 0  # the fixture's few files are below FREEZE_MIN_FILES
+    monkeypatch.setattr(workspace_module, "FREEZE_MIN_FILES", 1)
+    try:
+        workspace = opened(tree, tmp_path / "index")
+        assert gc.get_freeze_count() > 0 and opened_saved(workspace)
+        workspace.close()
+    finally:
+        gc.unfreeze()
