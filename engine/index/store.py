@@ -162,52 +162,84 @@ def decode_parsed(blob: bytes) -> ParsedFile:
     return parsed
 
 
-class StoredParsed(Mapping[str, ParsedFile]):
-    """Each file's ParsedFile, decoded from its row the first time something asks for it.
-
-    A restart that opens the saved indexes (`index.saved`) needs no file's references or chunks to
-    answer its first question; decoding all of Django's rows up front was about 1.5 CPU-s. The rows'
-    bytes were checked against the digest of rows that decoded before, so a decode failure here is
-    not expected; if one happens anyway it is logged and the file reads as empty, never a crash.
-    """
+class _EncodedRows:
+    """The payloads of the rows a restart opened, each decoded once and then kept decoded (shared by
+    every snapshot derived from that restart's)."""
 
     def __init__(self, encoded: Mapping[str, bytes]) -> None:
-        self._paths = tuple(encoded)
-        self._encoded = dict(encoded)
-        self._decoded: dict[str, ParsedFile] = {}
-        self._lock = threading.Lock()
+        self.encoded = dict(encoded)
+        self.decoded: dict[str, ParsedFile] = {}
+        self.lock = threading.Lock()
 
-    def __getitem__(self, path: str) -> ParsedFile:
-        found = self._decoded.get(path)
+    def get(self, path: str) -> ParsedFile:
+        found = self.decoded.get(path)
         if found is not None:
             return found
-        with self._lock:
-            found = self._decoded.get(path)
+        with self.lock:
+            found = self.decoded.get(path)
             if found is not None:
                 return found
-            blob = self._encoded[path]  # KeyError for a path that is not indexed, as a dict says
+            blob = self.encoded[path]
             try:
                 found = decode_parsed(blob)
             except DECODE_ERRORS as error:
                 log.error("row for %r does not decode (%s); it reads as empty until re-indexed", path, cause(error))
                 found = ParsedFile()
-            self._decoded[path] = found
-            del self._encoded[path]  # each file is held once: encoded or decoded
+            self.decoded[path] = found
+            del self.encoded[path]  # each file is held once: encoded or decoded
             return found
 
+
+class StoredParsed(Mapping[str, ParsedFile]):
+    """Each file's ParsedFile, decoded from its row the first time something asks for it.
+
+    A restart that opens the saved indexes (`index.saved`) needs no file's references or chunks to
+    answer its first question; decoding all of Django's rows up front was about 1.5 CPU-s. An edit
+    (`with_changes`) keeps the others encoded: it shares the rows and holds only what changed. The
+    rows' bytes were checked against the digest of rows that decoded before, so a decode failure
+    here is not expected; if one happens anyway it is logged and the file reads as empty, never a crash.
+    """
+
+    def __init__(self, encoded: Mapping[str, bytes]) -> None:
+        self._rows = _EncodedRows(encoded)
+        self._order: dict[str, None] = dict.fromkeys(encoded)
+        self._own: dict[str, ParsedFile] = {}
+
+    def with_changes(self, changed: Mapping[str, ParsedFile], removed: Iterable[str]) -> StoredParsed:
+        """A new mapping without `removed` and with `changed` (new or replaced), ordered as a dict
+        edited the same way would be; this one is unchanged."""
+        gone = set(removed)
+        order = dict.fromkeys(path for path in self._order if path not in gone)
+        for path in changed:
+            order.setdefault(path)
+        derived = StoredParsed.__new__(StoredParsed)
+        derived._rows = self._rows
+        derived._order = order
+        derived._own = {path: parsed for path, parsed in self._own.items() if path not in gone}
+        derived._own.update(changed)
+        return derived
+
+    def __getitem__(self, path: str) -> ParsedFile:
+        own = self._own.get(path)
+        if own is not None:
+            return own
+        if path not in self._order:
+            raise KeyError(path)
+        return self._rows.get(path)
+
     def __iter__(self) -> Iterator[str]:
-        return iter(self._paths)
+        return iter(self._order)
 
     def __len__(self) -> int:
-        return len(self._paths)
+        return len(self._order)
 
     def __contains__(self, path: object) -> bool:
-        return path in self._decoded or path in self._encoded
+        return path in self._order
 
     @property
     def decoded(self) -> int:
-        """How many files were decoded so far (what tests and benchmarks count)."""
-        return len(self._decoded)
+        """How many of the opened rows were decoded so far (what tests and benchmarks count)."""
+        return len(self._rows.decoded)
 
 
 class IndexStore:

@@ -100,6 +100,17 @@ FREEZE_MIN_FILES = 1000
 STATUS_SKIPPED_LISTED = 50
 
 
+def _edited(parsed: Mapping[str, ParsedFile], changed: Mapping[str, ParsedFile],
+            removed: Sequence[str]) -> Mapping[str, ParsedFile]:
+    """`parsed` without `removed` and with `changed`, as a dict edited in that order; rows a restart
+    left encoded stay encoded (a re-check that changed nothing decoded all of Django's rows)."""
+    if isinstance(parsed, StoredParsed):
+        return parsed.with_changes(changed, removed)
+    edited = {path: value for path, value in parsed.items() if path not in removed} if removed else dict(parsed)
+    edited.update(changed)
+    return edited
+
+
 class WorkspaceError(Exception):
     """A problem with the workspace itself (missing root, unusable index folder), in actionable words."""
 
@@ -646,27 +657,30 @@ class Workspace:
     def _updated(self, old: Snapshot, indexed: Sequence[_Indexed], removed: Sequence[str],
                  changes: dict[str, Any]) -> Snapshot:
         """A snapshot that shares everything with `old` but the few files that changed (copy-on-write)."""
-        files, parsed, packed = dict(old.files), dict(old.parsed), dict(old.packed)
+        files, packed = dict(old.files), dict(old.packed)
+        gone: list[str] = []
+        changed: dict[str, ParsedFile] = {}
         doc_ids, paths_by_id = dict(old.doc_ids), dict(old.paths_by_id)
         trigrams, symbols, graph = old.trigrams, old.symbols, old.graph
         for path in removed:
             if path in files:
                 doc = doc_ids.pop(path)
                 paths_by_id.pop(doc, None)
-                del files[path], parsed[path], packed[path]
+                del files[path], packed[path]
+                gone.append(path)
                 trigrams, symbols = trigrams.without_doc(doc), symbols.without_file(path)
                 graph = graph.without_file(path)
         for item in indexed:
             record, stored = item.stored.record, item.stored
             doc = doc_ids.get(record.path) or self._new_id()
             doc_ids[record.path], paths_by_id[doc] = doc, record.path
-            files[record.path], parsed[record.path], packed[record.path] = record, stored.parsed, stored.trigrams
+            files[record.path], changed[record.path], packed[record.path] = record, stored.parsed, stored.trigrams
             trigrams = trigrams.with_doc(doc, item.grams)
             symbols = symbols.with_file(record.path, stored.parsed.symbols)
             graph = graph.with_file(record.path, stored.parsed)
-        return replace(old, generation=old.generation + 1, files=files, parsed=parsed, packed=packed,
-                       doc_ids=doc_ids, paths_by_id=paths_by_id, trigrams=trigrams, symbols=symbols, graph=graph,
-                       **changes)
+        return replace(old, generation=old.generation + 1, files=files, parsed=_edited(old.parsed, changed, gone),
+                       packed=packed, doc_ids=doc_ids, paths_by_id=paths_by_id, trigrams=trigrams, symbols=symbols,
+                       graph=graph, **changes)
 
     # --- one-file updates ----------------------------------------------------------------
     def update_file(self, path: Path | str) -> None:

@@ -101,8 +101,10 @@ def test_a_restart_opens_the_saved_indexes_and_answers_as_the_cold_index(tree: P
     assert parsed.decoded == 0  # the symbol table answers a definition question alone
     workspace.search(SearchRequest(query='"retry"'))
     assert 0 < parsed.decoded < len(parsed)  # a literal decodes the files it shows, to name their symbols
-    assert answers(workspace) == cold
+    decoded = parsed.decoded
     assert workspace.refresh().indexed == 0
+    after = workspace.snapshot().parsed  # a re-check that changed nothing decodes no row
+    assert isinstance(after, StoredParsed) and after.decoded == decoded < len(after)
     assert answers(workspace) == cold
     workspace.close()
     assert cold_answers(tree, tmp_path / "another index") == cold
@@ -201,6 +203,11 @@ def test_stored_parsed_decodes_each_file_once_and_an_undecodable_one_reads_empty
     assert parsed["a.py"] == good and parsed["a.py"] is parsed["a.py"] and parsed.decoded == 1
     assert parsed["b.py"] == ParsedFile()
     assert "a.py" in parsed and "c.py" not in parsed and parsed.get("c.py") is None
+    other = ParsedFile(symbols=(symbol("other", "c.py"),))
+    edited = parsed.with_changes({"c.py": other, "a.py": ParsedFile()}, ["b.py"])
+    assert list(edited) == ["a.py", "c.py"] and edited["c.py"] == other and edited["a.py"] == ParsedFile()
+    assert "b.py" not in edited and edited.get("b.py") is None
+    assert list(parsed) == ["a.py", "b.py"] and parsed["a.py"] == good  # the original is unchanged
 
 
 def test_every_field_of_a_symbol_survives_the_saved_table() -> None:
