@@ -61,16 +61,16 @@ class SavedIndex:
         }
         layout: dict[str, list[object]] = {}
         chunks: list[bytes] = []
+        digest = xxhash.xxh3_128()
         offset = 0
         for name in _PARTS:
             data = np.ascontiguousarray(parts[name]).tobytes()
             layout[name] = [offset, len(data), parts[name].dtype.str]
             chunks.append(data)
+            digest.update(data)
             offset += len(data)
-        payload = b"".join(chunks)
-        header = json.dumps({"digest": xxhash.xxh3_128_hexdigest(payload), "rows": self.rows,
-                             "parts": layout}).encode()
-        return MAGIC + len(header).to_bytes(_LENGTH_BYTES, "little") + header + payload
+        header = json.dumps({"digest": digest.hexdigest(), "rows": self.rows, "parts": layout}).encode()
+        return b"".join([MAGIC, len(header).to_bytes(_LENGTH_BYTES, "little"), header, *chunks])
 
     @classmethod
     def decode(cls, blob: bytes) -> SavedIndex:

@@ -67,10 +67,14 @@ def fingerprint(records: Iterable[FileRecord]) -> str:
 def payload_digest(rows: Iterable[EncodedRow]) -> str:
     """Names the exact bytes of the rows (paths, packed trigrams, parsed payloads): what is derived from
     rows that decoded once is valid for rows read later only when these bytes are the same."""
+    return _digest_sorted((row.record.path, row.trigrams, row.parsed)
+                          for row in sorted(rows, key=lambda row: row.record.path))
+
+
+def _digest_sorted(rows: Iterable[tuple[str, bytes, bytes]]) -> str:
     digest = xxhash.xxh3_128()
-    for row in sorted(rows, key=lambda row: row.record.path):
-        path = row.record.path.encode("utf-8", "surrogatepass")
-        for part in (path, row.trigrams, row.parsed):
+    for path, trigrams, parsed in rows:
+        for part in (path.encode("utf-8", "surrogatepass"), trigrams, parsed):
             digest.update(len(part).to_bytes(8, "little"))
             digest.update(part)
     return f"{SCHEMA_VERSION}:{digest.hexdigest()}"
@@ -337,6 +341,20 @@ class IndexStore:
         if damaged:
             self.drop_damaged(damaged)
         return read
+
+    def stored_digest(self) -> tuple[str, dict[str, str]]:
+        """`payload_digest` of the rows as stored now, with each path's file digest, read one row at a
+        time (saving the indexes after a cold index must not hold every row's bytes on top of it)."""
+        versions: dict[str, str] = {}
+
+        def rows() -> Iterator[tuple[str, bytes, bytes]]:
+            # SQLite orders text by its UTF-8 bytes, which is the code point order `sorted` gives.
+            for path, digest, trigrams, parsed in self._db.execute(
+                    "SELECT path, digest, trigrams, parsed FROM files ORDER BY path"):
+                versions[path] = digest
+                yield path, trigrams, parsed
+
+        return _digest_sorted(rows()), versions
 
     def decoded(self, rows: Iterable[EncodedRow]) -> list[StoredFile]:
         """`rows` with their payloads decoded; those that fail are dropped from the store, as `load` says."""

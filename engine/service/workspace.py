@@ -263,11 +263,11 @@ class Workspace:
         current = fingerprint(snapshot.files.values())
         if current == self._saved_fingerprint:
             return
-        rows = self.store.rows()
-        if {row.record.path: row.record.digest for row in rows} != {p: r.digest for p, r in snapshot.files.items()}:
+        rows, versions = self.store.stored_digest()
+        if versions != {path: record.digest for path, record in snapshot.files.items()}:
             return  # the rows are not the snapshot's (a write is pending); the next refresh or close stores it
-        doc_ids = {row.record.path: snapshot.doc_ids[row.record.path] for row in rows}
-        saved = SavedIndex(payload_digest(rows), doc_ids, snapshot.trigrams, snapshot.symbols)
+        doc_ids = {path: snapshot.doc_ids[path] for path in snapshot.files}
+        saved = SavedIndex(rows, doc_ids, snapshot.trigrams, snapshot.symbols)
         self.store.write_derived(SAVED_ENTRY, current, saved.encode())
         self._saved_fingerprint = current
 
