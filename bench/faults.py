@@ -38,7 +38,7 @@ from fourfold.engine import SearchRequest, Settings, Workspace
 from fourfold.engine.index.lexical import MANIFEST
 from fourfold.engine.index.store import INDEX_FILE
 from fourfold.engine.service.embedder import CACHE_FILE
-from fourfold.engine.service.workspace import LEXICAL_FOLDER, RANK_ENTRY, UNREADABLE_ENTRY
+from fourfold.engine.service.workspace import LEXICAL_FOLDER, RANK_ENTRY, SAVED_ENTRY, UNREADABLE_ENTRY
 
 HERE = Path(__file__).resolve().parent
 QUERIES = ["Console", "render", "how are tables rendered", '"Traceback"', "re:def _\\w+_style", "who calls print",
@@ -261,6 +261,7 @@ def damaged_data(base: Path, corpus: Path, tally: Tally, rounds: int, rng: rando
         "index header": garble_header,
         "stored centrality": lambda index: garble_derived(index, RANK_ENTRY),
         "unreadable list": lambda index: garble_derived(index, UNREADABLE_ENTRY),
+        "saved indexes": lambda index: garble_derived(index, SAVED_ENTRY),
         "stored BM25": garble_bm25,
     }
     for kind, damage in kinds.items():

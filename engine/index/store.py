@@ -31,8 +31,9 @@ import contextlib
 import logging
 import pickle
 import sqlite3
+import threading
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -64,6 +65,22 @@ def fingerprint(records: Iterable[FileRecord]) -> str:
     return f"{SCHEMA_VERSION}:{digest.hexdigest()}"
 
 
+def payload_digest(rows: Iterable[EncodedRow]) -> str:
+    """Names the exact bytes of the rows (paths, packed trigrams, parsed payloads): what is derived from
+    rows that decoded once is valid for rows read later only when these bytes are the same."""
+    return _digest_sorted((row.record.path, row.trigrams, row.parsed)
+                          for row in sorted(rows, key=lambda row: row.record.path))
+
+
+def _digest_sorted(rows: Iterable[tuple[str, bytes, bytes]]) -> str:
+    digest = xxhash.xxh3_128()
+    for path, trigrams, parsed in rows:
+        for part in (path.encode("utf-8", "surrogatepass"), trigrams, parsed):
+            digest.update(len(part).to_bytes(8, "little"))
+            digest.update(part)
+    return f"{SCHEMA_VERSION}:{digest.hexdigest()}"
+
+
 def default_index_dir(root: Path) -> Path:
     """The platform's user cache dir, one folder per root (named so a person can tell which)."""
     resolved = root.resolve()
@@ -84,6 +101,15 @@ class StoredFile:
         """The same row with its parsed payload serialised now (in a worker process, off the main thread);
         `pickled`: the records as `pickle_parsed` gave them, when the caller has them already."""
         return StoredFile(self.record, self.trigrams, self.parsed, encode_parsed(self.parsed, pickled))
+
+
+@dataclass(frozen=True)
+class EncodedRow:
+    """One row as stored, not decoded yet: the file's identity, its packed trigrams, its parsed payload."""
+
+    record: FileRecord
+    trigrams: bytes
+    parsed: bytes
 
 
 # What a damaged row can raise while it is decompressed and unpickled.
@@ -139,6 +165,86 @@ def decode_parsed(blob: bytes) -> ParsedFile:
     if not isinstance(parsed, ParsedFile):
         raise CorruptRow(f"row holds a {type(parsed).__name__}, not a ParsedFile")
     return parsed
+
+
+class _EncodedRows:
+    """The payloads of the rows a restart opened, each decoded once and then kept decoded (shared by
+    every snapshot derived from that restart's)."""
+
+    def __init__(self, encoded: Mapping[str, bytes]) -> None:
+        self.encoded = dict(encoded)
+        self.decoded: dict[str, ParsedFile] = {}
+        self.lock = threading.Lock()
+
+    def get(self, path: str) -> ParsedFile:
+        found = self.decoded.get(path)
+        if found is not None:
+            return found
+        with self.lock:
+            found = self.decoded.get(path)
+            if found is not None:
+                return found
+            blob = self.encoded[path]
+            try:
+                found = decode_parsed(blob)
+            except DECODE_ERRORS as error:
+                log.error("row for %r does not decode (%s); it reads as empty until re-indexed", path, cause(error))
+                found = ParsedFile()
+            self.decoded[path] = found
+            del self.encoded[path]  # each file is held once: encoded or decoded
+            return found
+
+
+class StoredParsed(Mapping[str, ParsedFile]):
+    """Each file's ParsedFile, decoded from its row the first time something asks for it.
+
+    A restart that opens the saved indexes (`index.saved`) needs no file's references or chunks to
+    answer its first question; decoding all of Django's rows up front was about 1.5 CPU-s. An edit
+    (`with_changes`) keeps the others encoded: it shares the rows and holds only what changed. The
+    rows' bytes were checked against the digest of rows that decoded before, so a decode failure
+    here is not expected; if one happens anyway it is logged and the file reads as empty, never a crash.
+    """
+
+    def __init__(self, encoded: Mapping[str, bytes]) -> None:
+        self._rows = _EncodedRows(encoded)
+        self._order: dict[str, None] = dict.fromkeys(encoded)
+        self._own: dict[str, ParsedFile] = {}
+
+    def with_changes(self, changed: Mapping[str, ParsedFile], removed: Iterable[str]) -> StoredParsed:
+        """A new mapping without `removed` and with `changed` (new or replaced), ordered as a dict
+        edited the same way would be; this one is unchanged."""
+        gone = set(removed)
+        order = dict.fromkeys(path for path in self._order if path not in gone)
+        for path in changed:
+            order.setdefault(path)
+        derived = StoredParsed.__new__(StoredParsed)
+        derived._rows = self._rows
+        derived._order = order
+        derived._own = {path: parsed for path, parsed in self._own.items() if path not in gone}
+        derived._own.update(changed)
+        return derived
+
+    def __getitem__(self, path: str) -> ParsedFile:
+        own = self._own.get(path)
+        if own is not None:
+            return own
+        if path not in self._order:
+            raise KeyError(path)
+        return self._rows.get(path)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._order)
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._order
+
+    @property
+    def decoded(self) -> int:
+        """How many of the opened rows were decoded so far (what tests and benchmarks count)."""
+        return len(self._rows.decoded)
 
 
 class IndexStore:
@@ -207,29 +313,62 @@ class IndexStore:
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     def load(self) -> list[StoredFile]:
-        """Every stored file. A row that fails to decode is dropped, said in `repairs` and the log, and
-        re-indexed from disk by the next refresh; a file SQLite itself finds damaged mid-read is rebuilt whole."""
+        """Every stored file, decoded. A row that fails to decode is dropped, said in `repairs` and the log,
+        and re-indexed from disk by the next refresh; a file SQLite itself finds damaged mid-read is rebuilt whole."""
+        return self.decoded(self.rows())
+
+    def rows(self) -> list[EncodedRow]:
+        """Every stored row as it is, in the table's order, not decoded (a row whose columns have the
+        wrong types is dropped as `load` drops it)."""
         try:
-            return self._load_rows()
+            return self._read_rows()
         except sqlite3.DatabaseError as error:
             self.rebuilt_reason = f"index file is damaged ({error}); rebuilt"
             log.warning("%s: %s", self.path, self.rebuilt_reason)
             self._db = self._fresh()
             return []
 
-    def _load_rows(self) -> list[StoredFile]:
+    def _read_rows(self) -> list[EncodedRow]:
         rows = self._db.execute("SELECT path, size, mtime_ns, digest, language, trigrams, parsed FROM files")
+        read: list[EncodedRow] = []
+        damaged: list[tuple[object, str]] = []
+        for path, size, mtime_ns, digest, language, trigrams, parsed in rows:
+            try:
+                _check_columns(path, size, mtime_ns, digest, language, trigrams, parsed)
+            except CorruptRow as error:
+                damaged.append((path, cause(error)))
+                continue
+            read.append(EncodedRow(FileRecord(path, size, mtime_ns, digest, language), trigrams, parsed))
+        if damaged:
+            self.drop_damaged(damaged)
+        return read
+
+    def stored_digest(self) -> tuple[str, dict[str, str]]:
+        """`payload_digest` of the rows as stored now, with each path's file digest, read one row at a
+        time (saving the indexes after a cold index must not hold every row's bytes on top of it)."""
+        versions: dict[str, str] = {}
+
+        def rows() -> Iterator[tuple[str, bytes, bytes]]:
+            # SQLite orders text by its UTF-8 bytes, which is the code point order `sorted` gives.
+            for path, digest, trigrams, parsed in self._db.execute(
+                    "SELECT path, digest, trigrams, parsed FROM files ORDER BY path"):
+                versions[path] = digest
+                yield path, trigrams, parsed
+
+        return _digest_sorted(rows()), versions
+
+    def decoded(self, rows: Iterable[EncodedRow]) -> list[StoredFile]:
+        """`rows` with their payloads decoded; those that fail are dropped from the store, as `load` says."""
         loaded: list[StoredFile] = []
         damaged: list[tuple[object, str]] = []
         with paused_gc():
-            for path, size, mtime_ns, digest, language, trigrams, parsed in rows:
+            for row in rows:
                 try:
-                    _check_columns(path, size, mtime_ns, digest, language, trigrams, parsed)
-                    decoded = decode_parsed(parsed)
+                    parsed = decode_parsed(row.parsed)
                 except DECODE_ERRORS as error:
-                    damaged.append((path, cause(error)))
+                    damaged.append((row.record.path, cause(error)))
                     continue
-                loaded.append(StoredFile(FileRecord(path, size, mtime_ns, digest, language), trigrams, decoded))
+                loaded.append(StoredFile(row.record, row.trigrams, parsed))
         if damaged:
             self.drop_damaged(damaged)
         return loaded

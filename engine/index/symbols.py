@@ -15,18 +15,21 @@ vectorised prefilter rather than every symbol.
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import functools
 import itertools
+import pickle
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from types import MappingProxyType
+from typing import Any, overload
 
 import numpy as np
 
 from ..model.profiles import CALLABLE_KINDS, SYMBOL_TIERS, TYPE_KINDS
-from ..model.records import Symbol
+from ..model.records import Span, Symbol
 
 __all__ = ["SymbolMatch", "SymbolTable", "parse_symbol_query"]
 
@@ -107,9 +110,11 @@ class SymbolTable:
         by_path: dict[str, list[Symbol]] = {}
         for symbol in symbols:
             by_path.setdefault(symbol.path, []).append(symbol)
-        self._files = MappingProxyType({path: tuple(found) for path, found in by_path.items()})
+        self._files: Mapping[str, tuple[Symbol, ...]] = MappingProxyType(
+            {path: tuple(found) for path, found in by_path.items()})
         self._base = _Index(tuple(s for found in self._files.values() for s in found))
         self._overlay_paths: frozenset[str] = frozenset()
+        self._count = len(self._base)
 
     @classmethod
     def _derive(
@@ -119,10 +124,51 @@ class SymbolTable:
         table._files = MappingProxyType(files)
         table._base = base
         table._overlay_paths = overlay_paths
+        table._count = sum(len(found) for found in files.values())
         overlay_size = sum(len(files.get(path, ())) for path in overlay_paths)
         if overlay_size > OVERLAY_MAX_SYMBOLS:
             table._base = _Index(tuple(s for found in files.values() for s in found))
             table._overlay_paths = frozenset()
+        return table
+
+    def encode(self) -> bytes:
+        """The table as it is (base, overlay and files), for a restart to open without building it.
+
+        The base's symbols are written as plain tuples and made into records only when a search
+        shows them (`_Symbols`): unpickling Django's 56k records took 0.25 CPU-s, their tuples 0.05.
+        A pickle: the table holds what the store's rows pickle, and it is only ever read back from
+        the index folder it was written to, behind a digest (`index.saved`).
+        """
+        base = self._base
+        position = {id(symbol): at for at, symbol in enumerate(base.symbols)}
+        files: dict[str, tuple[Any, ...]] = {}
+        for path, found in self._files.items():
+            at = tuple(position.get(id(symbol)) for symbol in found)
+            listed = path not in self._overlay_paths and None not in at
+            files[path] = at if listed else tuple(_row(symbol) for symbol in found)
+        state = {name: value for name, value in vars(base).items() if name != "symbols"}
+        rows = tuple(_row(symbol) for symbol in base.symbols)
+        return pickle.dumps((_layout(), rows, state, files, self._overlay_paths), protocol=pickle.HIGHEST_PROTOCOL)
+
+    @classmethod
+    def decode(cls, blob: bytes) -> SymbolTable:
+        """The table `encode` wrote; raises ValueError when the blob holds something else."""
+        layout, rows, state, stored, overlay_paths = pickle.loads(blob)
+        if layout != _layout():  # written by a version whose records or lookups had other fields
+            raise ValueError("stored symbol table has another layout")
+        if not (isinstance(rows, tuple) and isinstance(state, dict) and isinstance(stored, dict)
+                and isinstance(overlay_paths, frozenset)):
+            raise ValueError("stored symbol table holds other objects")
+        symbols = _Symbols(rows)
+        base = _Index.__new__(_Index)
+        base.__dict__.update(state)
+        base.symbols = symbols
+        files = _StoredFiles(symbols, stored)
+        table = cls.__new__(cls)
+        table._files = files
+        table._base = base
+        table._overlay_paths = overlay_paths
+        table._count = files.count
         return table
 
     def with_file(self, path: str, symbols: Iterable[Symbol]) -> SymbolTable:
@@ -139,7 +185,7 @@ class SymbolTable:
         return self.with_file(path, ())
 
     def __len__(self) -> int:
-        return sum(len(found) for found in self._files.values())
+        return self._count
 
     def all(self) -> Iterator[Symbol]:
         for found in self._files.values():
@@ -196,11 +242,85 @@ def _mask(text: str) -> int:
     return mask
 
 
+# A symbol as a plain tuple: its fields in order, each span as four ints.
+_Row = tuple[Any, ...]
+
+
+@functools.cache
+def _layout() -> tuple[tuple[str, ...], ...]:
+    """What a saved table's tuples and lookups mean: the records' fields and the index's attributes.
+    A table saved under another layout is not read (the rows' SCHEMA_VERSION need not change for it)."""
+    return (tuple(field.name for field in dataclasses.fields(Symbol)),
+            tuple(field.name for field in dataclasses.fields(Span)), tuple(sorted(vars(_Index(())))))
+
+
+def _row(symbol: Symbol) -> _Row:
+    span, name_span = symbol.span, symbol.name_span
+    return (symbol.name, symbol.kind, symbol.path, span.start_line, span.start_col, span.end_line, span.end_col,
+            name_span.start_line, name_span.start_col, name_span.end_line, name_span.end_col, symbol.container,
+            symbol.qualified, symbol.signature, symbol.doc, symbol.language)
+
+
+def _symbol(row: _Row) -> Symbol:
+    (name, kind, path, line, col, end_line, end_col, name_line, name_col, name_end_line, name_end_col,
+     container, qualified, signature, doc, language) = row
+    return Symbol(name, kind, path, Span(line, col, end_line, end_col),
+                  Span(name_line, name_col, name_end_line, name_end_col),
+                  container, qualified, signature, doc, language)
+
+
+class _Symbols(Sequence[Symbol]):
+    """A saved table's symbols, made into records one by one as searches show them (then kept)."""
+
+    def __init__(self, rows: tuple[_Row, ...]) -> None:
+        self._rows = rows
+        self._made: list[Symbol | None] = [None] * len(rows)
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    @overload
+    def __getitem__(self, index: int) -> Symbol: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Symbol]: ...
+
+    def __getitem__(self, index: int | slice) -> Symbol | Sequence[Symbol]:
+        if isinstance(index, slice):
+            return [self[at] for at in range(len(self._rows))[index]]
+        made = self._made[index]
+        if made is None:
+            made = self._made[index] = _symbol(self._rows[index])
+        return made
+
+
+class _StoredFiles(Mapping[str, tuple[Symbol, ...]]):
+    """A saved table's symbols by file: positions in the base (records made on demand), or the
+    records themselves for the files of the overlay."""
+
+    def __init__(self, symbols: _Symbols, stored: dict[str, tuple[Any, ...]]) -> None:
+        self._symbols = symbols
+        self._stored = stored
+        self.count = sum(len(found) for found in stored.values())
+
+    def __getitem__(self, path: str) -> tuple[Symbol, ...]:
+        found = self._stored[path]
+        if found and isinstance(found[0], int):
+            return tuple(self._symbols[at] for at in found)
+        return tuple(_symbol(row) for row in found)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._stored)
+
+    def __len__(self) -> int:
+        return len(self._stored)
+
+
 class _Index:
     """Symbols in rank order with lookups for every tier; positions double as within-tier rank."""
 
     def __init__(self, symbols: tuple[Symbol, ...]) -> None:
-        self.symbols = tuple(sorted(symbols, key=_rank_key))
+        self.symbols: Sequence[Symbol] = tuple(sorted(symbols, key=_rank_key))
         self.exact: dict[str, list[int]] = {}
         self.lower: dict[str, list[int]] = {}
         self.words: dict[str, list[int]] = {}

@@ -18,7 +18,7 @@ import threading
 import time
 import zlib
 from collections import Counter
-from collections.abc import Callable, Generator, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -34,12 +34,13 @@ from ..index.indexjob import index_or_reason as _index_or_reason
 from ..index.indexjob import index_text as _index_text
 from ..index.indexjob import worker_started as _worker_started
 from ..index.lexical import DamagedLexical, LexicalIndex
+from ..index.saved import DamagedSaved, SavedIndex
 from ..index.snapshot import ContentCache, Snapshot
-from ..index.store import IndexStore, default_index_dir, fingerprint
+from ..index.store import EncodedRow, IndexStore, StoredParsed, default_index_dir, fingerprint, payload_digest
 from ..index.symbols import SymbolTable
 from ..index.trigram import DamagedTrigrams, TrigramIndex, unpack
 from ..model.languages import detect_language
-from ..model.memory import paused_gc
+from ..model.memory import keep_long_lived, paused_gc
 from ..model.profiles import PRESETS
 from ..model.records import Chunk, FileRecord, Hit, ParsedFile, Span, Symbol
 from ..model.settings import Settings
@@ -84,12 +85,30 @@ CATCH_UP_DELAY_S = 0.5
 LEXICAL_ATTEMPTS = 3
 # The store's derived entry that keeps the graph's centrality between runs.
 RANK_ENTRY = "graph.rank"
+# ... and the trigram postings and symbol table, so a restart opens them instead of building them.
+SAVED_ENTRY = "index.saved"
 # The folder, next to the index file, where BM25 is kept between processes (`LexicalIndex.save`).
 LEXICAL_FOLDER = "bm25"
 # ... and the files refused on reading (binary, minified), so a restart does not read them again.
 UNREADABLE_ENTRY = "unreadable"
+# A loaded index of at least this many files is frozen out of the cycle collector (`keep_long_lived`):
+# on Django (5.4k files) the collector's first passes over the loaded records cost 0.2-2 s; below
+# this the walk costs milliseconds, and freezing would also keep whatever cyclic garbage the process
+# holds at that moment (a test session opening hundreds of small workspaces) for good.
+FREEZE_MIN_FILES = 1000
 # Skipped files listed by name in status (all are counted by reason).
 STATUS_SKIPPED_LISTED = 50
+
+
+def _edited(parsed: Mapping[str, ParsedFile], changed: Mapping[str, ParsedFile],
+            removed: Sequence[str]) -> Mapping[str, ParsedFile]:
+    """`parsed` without `removed` and with `changed`, as a dict edited in that order; rows a restart
+    left encoded stay encoded (a re-check that changed nothing decoded all of Django's rows)."""
+    if isinstance(parsed, StoredParsed):
+        return parsed.with_changes(changed, removed)
+    edited = {path: value for path, value in parsed.items() if path not in removed} if removed else dict(parsed)
+    edited.update(changed)
+    return edited
 
 
 class WorkspaceError(Exception):
@@ -138,13 +157,18 @@ class Workspace:
         self._graph_behind = False
         # The fingerprint of the rows the stored centrality was computed from (None: nothing stored).
         self._stored_fingerprint: str | None = None
+        # ... and of the rows the saved trigram postings and symbol table were built from.
+        self._saved_fingerprint: str | None = None
         # Files refused on reading, by path: (size, mtime_ns, reason), so an unchanged one is not re-read.
         self._unreadable: dict[str, tuple[int, int, str]] = {}
         self.state = "loading"
         self.last_error: str | None = self.store.rebuilt_reason
         self.failure: str | None = None  # why the last refresh failed, until one succeeds
         self.progress = 0.0
-        self._snapshot = self._load()
+        with paused_gc():  # the loaded records are frozen out of the collector before it runs again
+            self._snapshot = self._load()
+            if len(self._snapshot.files) >= FREEZE_MIN_FILES:
+                keep_long_lived()
         self._unreadable = self._stored_unreadable()
         self._embedder = Embedder(self.settings, self.store.folder)
         # The fingerprint of the rows the stored BM25 was built from, and the newest index not stored yet.
@@ -172,31 +196,82 @@ class Workspace:
 
     # --- building ------------------------------------------------------------------------
     def _load(self) -> Snapshot:
-        """The stored index as a snapshot; rows whose trigrams are damaged are dropped (and re-indexed)."""
-        files: dict[str, FileRecord] = {}
-        parsed: dict[str, ParsedFile] = {}
-        packed: dict[str, bytes] = {}
-        grams: dict[str, np.ndarray] = {}
-        damaged: list[tuple[object, str]] = []
-        for stored in self.store.load():
-            path = stored.record.path
-            try:
-                grams[path] = unpack(stored.trigrams)
-            except DamagedTrigrams as error:
-                damaged.append((path, str(error)))
-                continue
-            files[path], parsed[path], packed[path] = stored.record, stored.parsed, stored.trigrams
-        if damaged:
-            self.store.drop_damaged(damaged)
+        """The stored index as a snapshot: opened from the saved indexes when they were built from exactly
+        these rows (`index.saved`), else built from the decoded rows, dropping (and re-indexing) damaged ones."""
+        rows = self.store.rows()
         self.state = "indexing"
         empty = Snapshot(
             root=self.root, generation=0, files={}, parsed={}, packed={}, doc_ids={}, paths_by_id={},
             trigrams=TrigramIndex.build({}), symbols=SymbolTable(), graph=CodeGraph.build({}), buffers={},
             contents=ContentCache(), max_file_size=self.settings.max_file_size,
         )
-        return self._rebuilt(empty, files, parsed, packed, grams, graph=self._stored_graph(files, parsed))
+        files = {row.record.path: row.record for row in rows}
+        saved = self._saved_index(rows, files)
+        if saved is not None:
+            parsed = StoredParsed({row.record.path: row.parsed for row in rows})
+            self._next_id = max(saved.doc_ids.values(), default=0)
+            return replace(
+                empty, generation=1, files=files, parsed=parsed, packed={row.record.path: row.trigrams for row in rows},
+                doc_ids=saved.doc_ids, paths_by_id={doc: path for path, doc in saved.doc_ids.items()},
+                trigrams=saved.trigrams, symbols=saved.symbols,
+                graph=self._stored_graph(files, parsed) or self._built_graph(parsed),
+            )
+        files, decoded, packed = {}, {}, {}
+        grams: dict[str, np.ndarray] = {}
+        damaged: list[tuple[object, str]] = []
+        for stored in self.store.decoded(rows):
+            path = stored.record.path
+            try:
+                grams[path] = unpack(stored.trigrams)
+            except DamagedTrigrams as error:
+                damaged.append((path, str(error)))
+                continue
+            files[path], decoded[path], packed[path] = stored.record, stored.parsed, stored.trigrams
+        if damaged:
+            self.store.drop_damaged(damaged)
+        return self._rebuilt(empty, files, decoded, packed, grams, graph=self._stored_graph(files, decoded))
 
-    def _stored_graph(self, files: dict[str, FileRecord], parsed: dict[str, ParsedFile]) -> CodeGraph | None:
+    def _saved_index(self, rows: Sequence[EncodedRow], files: dict[str, FileRecord]) -> SavedIndex | None:
+        """The saved indexes when they were built from these very rows; None (build them) otherwise."""
+        stored = self.store.read_derived(SAVED_ENTRY)
+        if stored is None or not files:
+            return None
+        self._saved_fingerprint = stored[0]
+        if stored[0] != fingerprint(files.values()):
+            return None
+        try:
+            with paused_gc():
+                saved = SavedIndex.decode(stored[1])
+        except DamagedSaved as error:
+            log.warning("%s: %s; the indexes are built again", self.store.path, error)
+            self.store.repairs.append(f"saved indexes were damaged ({error}); rebuilt")
+            self._saved_fingerprint = None
+            return None
+        if saved.rows != payload_digest(rows) or saved.doc_ids.keys() != files.keys():
+            # Same file versions, other bytes: a row was garbled since; the eager load finds which.
+            log.warning("%s: the rows changed since the indexes were saved; they are built again", self.store.path)
+            self._saved_fingerprint = None
+            return None
+        return saved
+
+    def _store_saved(self) -> None:
+        """Keep the built trigram postings and symbol table with the rows they were built from, so a restart
+        opens them instead of decoding every row and building them again."""
+        snapshot = self._snapshot
+        if snapshot.buffers or not snapshot.files:
+            return  # an unsaved buffer's postings and symbols are not in the rows
+        current = fingerprint(snapshot.files.values())
+        if current == self._saved_fingerprint:
+            return
+        rows, versions = self.store.stored_digest()
+        if versions != {path: record.digest for path, record in snapshot.files.items()}:
+            return  # the rows are not the snapshot's (a write is pending); the next refresh or close stores it
+        doc_ids = {path: snapshot.doc_ids[path] for path in snapshot.files}
+        saved = SavedIndex(rows, doc_ids, snapshot.trigrams, snapshot.symbols)
+        self.store.write_derived(SAVED_ENTRY, current, saved.encode())
+        self._saved_fingerprint = current
+
+    def _stored_graph(self, files: dict[str, FileRecord], parsed: Mapping[str, ParsedFile]) -> CodeGraph | None:
         """The graph of the loaded rows, deferred on their stored centrality; None (build it) when the
         centrality stored is missing, damaged or was computed from other rows."""
         stored = self.store.read_derived(RANK_ENTRY)
@@ -342,6 +417,7 @@ class Workspace:
         if not cancelled:
             self._snapshot.graph.refresh_centrality()  # part of indexing, not of the first search
             self._store_rank()
+            self._store_saved()
             self.state, self.progress, self.failure = "ready", 1.0, None
             self._build_graph_behind()
         return RefreshStats(
@@ -396,7 +472,7 @@ class Workspace:
         self.store.write(entry.stored for entry in pending[len(pending) - unwritten:])
         return count, pending
 
-    def _built_graph(self, parsed: dict[str, ParsedFile]) -> CodeGraph:
+    def _built_graph(self, parsed: Mapping[str, ParsedFile]) -> CodeGraph:
         graph = CodeGraph.build(parsed)
         graph.rank_on_query = not self._background  # a server refreshes centrality after edits itself
         return graph
@@ -581,27 +657,30 @@ class Workspace:
     def _updated(self, old: Snapshot, indexed: Sequence[_Indexed], removed: Sequence[str],
                  changes: dict[str, Any]) -> Snapshot:
         """A snapshot that shares everything with `old` but the few files that changed (copy-on-write)."""
-        files, parsed, packed = dict(old.files), dict(old.parsed), dict(old.packed)
+        files, packed = dict(old.files), dict(old.packed)
+        gone: list[str] = []
+        changed: dict[str, ParsedFile] = {}
         doc_ids, paths_by_id = dict(old.doc_ids), dict(old.paths_by_id)
         trigrams, symbols, graph = old.trigrams, old.symbols, old.graph
         for path in removed:
             if path in files:
                 doc = doc_ids.pop(path)
                 paths_by_id.pop(doc, None)
-                del files[path], parsed[path], packed[path]
+                del files[path], packed[path]
+                gone.append(path)
                 trigrams, symbols = trigrams.without_doc(doc), symbols.without_file(path)
                 graph = graph.without_file(path)
         for item in indexed:
             record, stored = item.stored.record, item.stored
             doc = doc_ids.get(record.path) or self._new_id()
             doc_ids[record.path], paths_by_id[doc] = doc, record.path
-            files[record.path], parsed[record.path], packed[record.path] = record, stored.parsed, stored.trigrams
+            files[record.path], changed[record.path], packed[record.path] = record, stored.parsed, stored.trigrams
             trigrams = trigrams.with_doc(doc, item.grams)
             symbols = symbols.with_file(record.path, stored.parsed.symbols)
             graph = graph.with_file(record.path, stored.parsed)
-        return replace(old, generation=old.generation + 1, files=files, parsed=parsed, packed=packed,
-                       doc_ids=doc_ids, paths_by_id=paths_by_id, trigrams=trigrams, symbols=symbols, graph=graph,
-                       **changes)
+        return replace(old, generation=old.generation + 1, files=files, parsed=_edited(old.parsed, changed, gone),
+                       packed=packed, doc_ids=doc_ids, paths_by_id=paths_by_id, trigrams=trigrams, symbols=symbols,
+                       graph=graph, **changes)
 
     # --- one-file updates ----------------------------------------------------------------
     def update_file(self, path: Path | str) -> None:
@@ -819,6 +898,10 @@ class Workspace:
                 self._store_rank()
             except (OSError, sqlite3.Error) as error:  # the next start ranks again; closing must not fail
                 log.warning("%s: centrality not stored: %s", self.store.path, error)
+            try:
+                self._store_saved()
+            except (OSError, sqlite3.Error) as error:  # the next start builds them; closing must not fail
+                log.warning("%s: indexes not saved: %s", self.store.path, error)
             with self._lexical_lock:
                 self._store_lexical()
             self.store.close()
