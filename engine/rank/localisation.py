@@ -41,6 +41,7 @@ from ..model.profiles import (
     FUNCTION_NAME_WEIGHT,
     FUNCTION_TEST_PRIOR,
     FUNCTION_WEIGHTS,
+    FUNCTION_WORDS_LIFT,
 )
 from ..model.records import ParsedFile, Span, Symbol
 from ..model.tokens import code_tokens, token_bag
@@ -55,6 +56,7 @@ __all__ = [
     "candidates",
     "is_test",
     "lift_said",
+    "lift_worded",
     "rank_functions",
     "score_candidates",
 ]
@@ -195,6 +197,26 @@ def lift_said(files: Sequence[FusedResult], parsed: Callable[[str], ParsedFile |
     for result in files[:depth]:
         said = _says(result, parsed, text, literals)
         head.append(replace(result, score=result.score * (1 + lift * said)) if said else result)
+    head.sort(key=lambda result: (-result.score, result.path))
+    return head + list(files[depth:])
+
+
+def lift_worded(files: Sequence[FusedResult], parsed: Callable[[str], ParsedFile | None],
+                text: Callable[[str], str | None], words: Sequence[str], depth: int = FUNCTION_LITERAL_FILES,
+                lift: float = FUNCTION_WORDS_LIFT) -> list[FusedResult]:
+    """The fused files, each of the first `depth` lifted by (1 + lift × its best function's `words` share):
+    the issue's prose words against every function of those files (BM25 over their own lines and names, as
+    a share of the best; a test's, or a function of a file the path prior lowers, counts FUNCTION_TEST_PRIOR
+    of it); the first `depth` re-sorted as `fuse_files` sorts. A fix's few lines in a long module are
+    diluted in the file's score, not in its function's."""
+    if not words:
+        return list(files)
+    best: dict[str, float] = {}
+    for found in candidates(files, {}, parsed, text, Evidence(words=tuple(words)), depth):
+        share = found.features["words"] * (FUNCTION_TEST_PRIOR if found.test else 1.0)
+        best[found.path] = max(best.get(found.path, 0.0), share)
+    head = [replace(result, score=result.score * (1 + lift * best[result.path])) if best.get(result.path) else result
+            for result in files[:depth]]
     head.sort(key=lambda result: (-result.score, result.path))
     return head + list(files[depth:])
 

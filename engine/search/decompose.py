@@ -47,7 +47,7 @@ from ..model.records import ParsedFile, Span
 from ..model.tokens import code_tokens
 from ..query.parsedquery import asks_about_tests
 from ..rank.fusion import FusedResult
-from ..rank.localisation import Evidence, FunctionHit, lift_said, rank_functions
+from ..rank.localisation import Evidence, FunctionHit, lift_said, lift_worded, rank_functions
 from ..rank.ranking import is_test_path, path_prior
 from .answer import DecompositionPart, ModalityReport, SearchResponse
 
@@ -668,8 +668,9 @@ def search_decomposed(
     """Plan the parts of a long request, run each through `run` (the engine's one-query search), and fuse.
 
     `files` maps each indexed path to its language. Given `parsed` and `text`, a file whose function says the
-    issue's message is lifted a little (localisation.lift_said) and the functions of the files are ranked
-    (localisation.rank_functions). When nothing is found at all, the whole text is
+    issue's message is lifted a little (localisation.lift_said), the functions of the files are ranked
+    (localisation.rank_functions), and then a file whose function the issue's words fit is lifted
+    (localisation.lift_worded). When nothing is found at all, the whole text is
     asked as one understanding question: a long text that names nothing the index knows still gets
     the answer its words deserve (DESIGN §4: an answerable query never comes back empty).
     """
@@ -688,6 +689,7 @@ def search_decomposed(
         evidence = evidence_of(request.query, files)
         fused = lift_said(fused, parsed, text, evidence.literals)
         functions = rank_functions(fused, part_places(answered), parsed, text, evidence)
+        fused = lift_worded(fused, parsed, text, evidence.words)  # after: the functions count the words themselves
     return Decomposed(fused[: request.limit], answered, functions)
 
 
