@@ -159,7 +159,11 @@ GENERIC_FILES = frozenset({"__init__.py", "__main__.py", "setup.py", "conftest.p
                            "index.ts", "mod.rs", "lib.rs"})
 
 _FENCE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n(.*?)(?:^[ \t]*\1[ \t]*$|\Z)", re.M | re.S)
-_FRAME = re.compile(r'File "([^"\n]+)", line (\d+)(?:, in ([\w<>.]+))?')
+# A traceback frame, three ways: Python's `File "x.py", line N, in f`; IPython 8's `File ~/x.py:N, in Class.f(…)`;
+# older IPython's `~/x.py in f(…)` opening a line (issues pasted from notebooks show the last two).
+_FRAME = re.compile(r'File "([^"\n]+)", line \d+(?:, in ([\w<>.]+))?'
+                    r'|File ((?:~|/|[A-Za-z]:\\)[^\s",]*\.py):\d+, in ([\w<>.]+)'
+                    r'|^[ \t]*((?:~|/|[A-Za-z]:\\)[^\s"]*\.py) in ([\w<>.]+)\(', re.M)
 _PATH = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.(?:py|pyx|pyi|js|jsx|ts|tsx|go|rs|java|rb|c|h|cc|cpp|cs|php))"
                    r"(?::\d+)?(?![\w/])")
 _IMPORT = re.compile(r"^\s*(?:(?:>>>|\.\.\.)\s*)?"
@@ -267,9 +271,9 @@ def split(text: str) -> Split:
     prose, body = _prose(prose_lines)
     code = "\n".join(code_blocks) + "\n" + "\n".join(line for line in outside.split("\n") if _looks_like_code(line))
 
-    frames = list(_FRAME.finditer(text))
+    frames = _frames(text)
     # innermost frame first: the bug is most often where the traceback ends
-    files = [frame.group(1) for frame in reversed(frames)]
+    files = [named for named, _ in reversed(frames)]
     without_frames = _FRAME.sub(" ", text)
     files.extend(match.group(1) for match in _PATH.finditer(without_frames))
     modules = _imported_modules(code) + [m for m in _DOTTED.findall(outside) if m.count(".") >= 1]
@@ -278,7 +282,7 @@ def split(text: str) -> Split:
     strong_names: list[str] = []
     for item in strong:
         strong_names.extend(_names_in(item))
-    strong_names.extend(frame.group(3) for frame in reversed(frames) if frame.group(3) and frame.group(3)[0] != "<")
+    strong_names.extend(function for _, function in reversed(frames) if function and function[0] != "<")
     prose_names = _CODE_SHAPED.findall(outside) + _EXCEPTION.findall(text)
     code_names = [match.group(1) for match in _CALL.finditer(code)]
     code_names.extend(name for _, imported in _imported_names(code) for name in imported)
@@ -303,8 +307,18 @@ def split(text: str) -> Split:
         quotes=tuple(dict.fromkeys(q for q in quotes if q)),
         counts=dict(counts),
         stated={name: stated[name] for name in names},
-        frames=tuple((frame.group(1), frame.group(3)) for frame in reversed(frames) if frame.group(3)),
+        frames=tuple((named, function) for named, function in reversed(frames) if function),
     )
+
+
+def _frames(text: str) -> list[tuple[str, str]]:
+    """Each traceback frame of a text in the text's order, as (file named, function): the function's own name, an
+    IPython 8 frame's `Plot._plot` read as `_plot`; '' when a frame names none."""
+    found = []
+    for match in _FRAME.finditer(text):
+        named, function = next((match.group(n), match.group(n + 1) or "") for n in (1, 3, 5) if match.group(n))
+        found.append((named, function.rsplit(".", 1)[-1]))
+    return found
 
 
 def _looks_like_code(line: str) -> bool:
