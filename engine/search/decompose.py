@@ -47,7 +47,7 @@ from ..model.records import ParsedFile, Span
 from ..model.tokens import code_tokens
 from ..query.parsedquery import asks_about_tests
 from ..rank.fusion import FusedResult
-from ..rank.localisation import Evidence, FunctionHit, lift_said, lift_worded, rank_functions
+from ..rank.localisation import Evidence, FunctionHit, Owned, lift_said, lift_worded, rank_functions
 from ..rank.ranking import is_test_path, path_prior
 from .answer import DecompositionPart, ModalityReport, SearchResponse
 
@@ -702,8 +702,9 @@ def search_decomposed(
     if parsed is not None and text is not None:
         evidence = evidence_of(request.query, files)
         fused = lift_said(fused, parsed, text, evidence.literals)
-        functions = rank_functions(fused, part_places(answered), parsed, text, evidence)
-        fused = lift_worded(fused, parsed, text, evidence.words)  # after: the functions count the words themselves
+        owned: Owned = {}  # both read the first files' functions: tokenized once
+        functions = rank_functions(fused, part_places(answered), parsed, text, evidence, owned=owned)
+        fused = lift_worded(fused, parsed, text, evidence.words, owned=owned)  # after: the functions count the words
     return Decomposed(fused[: request.limit], answered, functions)
 
 

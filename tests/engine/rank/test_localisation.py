@@ -12,6 +12,7 @@ from fourfold.engine.model.records import ParsedFile, Span
 from fourfold.engine.rank.fusion import FusedResult
 from fourfold.engine.rank.localisation import (
     Evidence,
+    Owned,
     candidates,
     lift_said,
     lift_worded,
@@ -174,3 +175,8 @@ def test_a_file_whose_function_the_issues_words_fit_is_lifted(tmp_path: Path) ->
         0.8 * (1 + 0.5 * 0.3))
     # past the first `depth` files nothing moves
     assert [r.path for r in lift_worded(close, parsed, text, words, depth=1)] == ["pkg/registry.py", "pkg/core.py"]
+    # the function ranking and the lift share one tokenization of the files they both read
+    owned: Owned = {}
+    rank_functions(close, {}, parsed, text, Evidence(words=words), owned=owned)
+    assert set(owned) == {"pkg/core.py", "pkg/registry.py"}
+    assert lift_worded(close, parsed, text, words, owned=owned) == lifted
