@@ -41,6 +41,7 @@ from ..model.profiles import (
     FUNCTION_NAME_WEIGHT,
     FUNCTION_TEST_PRIOR,
     FUNCTION_WEIGHTS,
+    FUNCTION_WORDS_LIFT,
 )
 from ..model.records import ParsedFile, Span, Symbol
 from ..model.tokens import code_tokens, token_bag
@@ -52,9 +53,11 @@ __all__ = [
     "Candidate",
     "Evidence",
     "FunctionHit",
+    "Owned",
     "candidates",
     "is_test",
     "lift_said",
+    "lift_worded",
     "rank_functions",
     "score_candidates",
 ]
@@ -125,6 +128,25 @@ def _innermost(symbols: Sequence[Symbol], line: int) -> int | None:
     return max(inside, key=lambda i: (symbols[i].span.start_line, -symbols[i].span.end_line)) if inside else None
 
 
+# Per file, each function's own lines and their tokens (the lines' and, FUNCTION_NAME_WEIGHT times, its name's):
+# the function ranking and the words lift read the same first files, so a request tokenizes them once.
+Owned = dict[str, list[tuple[str, list[str]]]]
+
+
+def _owned(path: str, defined: Sequence[Symbol], body: str, cache: Owned | None) -> list[tuple[str, list[str]]]:
+    if cache is not None and path in cache:
+        return cache[path]
+    lines = body.split("\n")
+    owned = _own_lines(defined, len(lines))
+    rows = []
+    for index, symbol in enumerate(defined):
+        own = "\n".join(lines[line] for line in owned[index])
+        rows.append((own, token_bag(own) + code_tokens(symbol.qualified or symbol.name) * FUNCTION_NAME_WEIGHT))
+    if cache is not None:
+        cache[path] = rows
+    return rows
+
+
 def candidates(
     files: Sequence[FusedResult],
     places: Mapping[str, Sequence[tuple[float, Span]]],
@@ -132,8 +154,9 @@ def candidates(
     text: Callable[[str], str | None],
     evidence: Evidence,
     depth: int = FUNCTION_FILES,
+    owned: Owned | None = None,
 ) -> list[Candidate]:
-    """The functions of the first `depth` files, each with its features."""
+    """The functions of the first `depth` files, each with its features (`owned`: a cache kept by the caller)."""
     top = files[:depth]
     rows: list[tuple[FusedResult, float, Symbol, dict[str, float], list[str]]] = []
     found_raw: list[float] = []
@@ -144,8 +167,7 @@ def candidates(
         defined = [s for s in structure.symbols if s.kind in FUNCTION_KINDS] if structure is not None else []
         if structure is None or not defined or body is None:
             continue
-        lines = body.split("\n")
-        owned = _own_lines(defined, len(lines))
+        own_lines = _owned(result.path, defined, body, owned)
         gains: dict[int, float] = {}
         for gain, span in places.get(result.path, ()):
             index = _innermost(defined, span.start_line)
@@ -160,7 +182,7 @@ def candidates(
                 uses[index] = max(uses.get(index, 0.0), strength)
         framed = evidence.frames.get(result.path, frozenset())
         for index, symbol in enumerate(defined):
-            own = "\n".join(lines[line] for line in owned[index])
+            own, tokens = own_lines[index]
             container = (symbol.qualified or symbol.name).rsplit(".", 1)[0] if "." in (symbol.qualified or "") else ""
             named = max(evidence.names.get(symbol.name, 0.0), 0.5 * evidence.names.get(container, 0.0))
             features = {
@@ -169,7 +191,6 @@ def candidates(
                 "literal": 1.0 if any(literal in own for literal in evidence.literals) else 0.0,
                 "calls": uses.get(index, 0.0),
             }
-            tokens = token_bag(own) + code_tokens(symbol.qualified or symbol.name) * FUNCTION_NAME_WEIGHT
             rows.append((result, share, symbol, features, tokens))
             found_raw.append(gains.get(index, 0.0))
     words = _bm25([row[4] for row in rows], evidence.words)
@@ -195,6 +216,26 @@ def lift_said(files: Sequence[FusedResult], parsed: Callable[[str], ParsedFile |
     for result in files[:depth]:
         said = _says(result, parsed, text, literals)
         head.append(replace(result, score=result.score * (1 + lift * said)) if said else result)
+    head.sort(key=lambda result: (-result.score, result.path))
+    return head + list(files[depth:])
+
+
+def lift_worded(files: Sequence[FusedResult], parsed: Callable[[str], ParsedFile | None],
+                text: Callable[[str], str | None], words: Sequence[str], depth: int = FUNCTION_LITERAL_FILES,
+                lift: float = FUNCTION_WORDS_LIFT, owned: Owned | None = None) -> list[FusedResult]:
+    """The fused files, each of the first `depth` lifted by (1 + lift × its best function's `words` share):
+    the issue's prose words against every function of those files (BM25 over their own lines and names, as
+    a share of the best; a test's, or a function of a file the path prior lowers, counts FUNCTION_TEST_PRIOR
+    of it); the first `depth` re-sorted as `fuse_files` sorts. A fix's few lines in a long module are
+    diluted in the file's score, not in its function's."""
+    if not words:
+        return list(files)
+    best: dict[str, float] = {}
+    for found in candidates(files, {}, parsed, text, Evidence(words=tuple(words)), depth, owned):
+        share = found.features["words"] * (FUNCTION_TEST_PRIOR if found.test else 1.0)
+        best[found.path] = max(best.get(found.path, 0.0), share)
+    head = [replace(result, score=result.score * (1 + lift * best[result.path])) if best.get(result.path) else result
+            for result in files[:depth]]
     head.sort(key=lambda result: (-result.score, result.path))
     return head + list(files[depth:])
 
@@ -267,10 +308,12 @@ def rank_functions(
     text: Callable[[str], str | None],
     evidence: Evidence,
     limit: int = FUNCTION_LIMIT,
+    owned: Owned | None = None,
 ) -> list[FunctionHit]:
     """The functions of the found files best first, at most `limit`, each saying why it ranks."""
     hits = []
-    for value, candidate in score_candidates(candidates(files, places, parsed, text, evidence))[:limit]:
+    found = candidates(files, places, parsed, text, evidence, owned=owned)
+    for value, candidate in score_candidates(found)[:limit]:
         reasons = tuple(name for name in FEATURES if candidate.features.get(name, 0.0) > 0)
         symbol = candidate.symbol
         hits.append(FunctionHit(candidate.path, symbol.qualified or symbol.name, symbol.kind, symbol.span, value,

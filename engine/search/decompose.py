@@ -47,7 +47,7 @@ from ..model.records import ParsedFile, Span
 from ..model.tokens import code_tokens
 from ..query.parsedquery import asks_about_tests
 from ..rank.fusion import FusedResult
-from ..rank.localisation import Evidence, FunctionHit, lift_said, rank_functions
+from ..rank.localisation import Evidence, FunctionHit, Owned, lift_said, lift_worded, rank_functions
 from ..rank.ranking import is_test_path, path_prior
 from .answer import DecompositionPart, ModalityReport, SearchResponse
 
@@ -159,7 +159,11 @@ GENERIC_FILES = frozenset({"__init__.py", "__main__.py", "setup.py", "conftest.p
                            "index.ts", "mod.rs", "lib.rs"})
 
 _FENCE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n(.*?)(?:^[ \t]*\1[ \t]*$|\Z)", re.M | re.S)
-_FRAME = re.compile(r'File "([^"\n]+)", line (\d+)(?:, in ([\w<>.]+))?')
+# A traceback frame, three ways: Python's `File "x.py", line N, in f`; IPython 8's `File ~/x.py:N, in Class.f(…)`;
+# older IPython's `~/x.py in f(…)` opening a line (issues pasted from notebooks show the last two).
+_FRAME = re.compile(r'File "([^"\n]+)", line \d+(?:, in ([\w<>.]+))?'
+                    r'|File ((?:~|/|[A-Za-z]:\\)[^\s",]*\.py):\d+, in ([\w<>.]+)'
+                    r'|^[ \t]*((?:~|/|[A-Za-z]:\\)[^\s"]*\.py) in ([\w<>.]+)\(', re.M)
 _PATH = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.(?:py|pyx|pyi|js|jsx|ts|tsx|go|rs|java|rb|c|h|cc|cpp|cs|php))"
                    r"(?::\d+)?(?![\w/])")
 _IMPORT = re.compile(r"^\s*(?:(?:>>>|\.\.\.)\s*)?"
@@ -267,9 +271,9 @@ def split(text: str) -> Split:
     prose, body = _prose(prose_lines)
     code = "\n".join(code_blocks) + "\n" + "\n".join(line for line in outside.split("\n") if _looks_like_code(line))
 
-    frames = list(_FRAME.finditer(text))
+    frames = _frames(text)
     # innermost frame first: the bug is most often where the traceback ends
-    files = [frame.group(1) for frame in reversed(frames)]
+    files = [named for named, _ in reversed(frames)]
     without_frames = _FRAME.sub(" ", text)
     files.extend(match.group(1) for match in _PATH.finditer(without_frames))
     modules = _imported_modules(code) + [m for m in _DOTTED.findall(outside) if m.count(".") >= 1]
@@ -278,7 +282,7 @@ def split(text: str) -> Split:
     strong_names: list[str] = []
     for item in strong:
         strong_names.extend(_names_in(item))
-    strong_names.extend(frame.group(3) for frame in reversed(frames) if frame.group(3) and frame.group(3)[0] != "<")
+    strong_names.extend(function for _, function in reversed(frames) if function and function[0] != "<")
     prose_names = _CODE_SHAPED.findall(outside) + _EXCEPTION.findall(text)
     code_names = [match.group(1) for match in _CALL.finditer(code)]
     code_names.extend(name for _, imported in _imported_names(code) for name in imported)
@@ -303,8 +307,18 @@ def split(text: str) -> Split:
         quotes=tuple(dict.fromkeys(q for q in quotes if q)),
         counts=dict(counts),
         stated={name: stated[name] for name in names},
-        frames=tuple((frame.group(1), frame.group(3)) for frame in reversed(frames) if frame.group(3)),
+        frames=tuple((named, function) for named, function in reversed(frames) if function),
     )
+
+
+def _frames(text: str) -> list[tuple[str, str]]:
+    """Each traceback frame of a text in the text's order, as (file named, function): the function's own name, an
+    IPython 8 frame's `Plot._plot` read as `_plot`; '' when a frame names none."""
+    found = []
+    for match in _FRAME.finditer(text):
+        named, function = next((match.group(n), match.group(n + 1) or "") for n in (1, 3, 5) if match.group(n))
+        found.append((named, function.rsplit(".", 1)[-1]))
+    return found
 
 
 def _looks_like_code(line: str) -> bool:
@@ -668,8 +682,9 @@ def search_decomposed(
     """Plan the parts of a long request, run each through `run` (the engine's one-query search), and fuse.
 
     `files` maps each indexed path to its language. Given `parsed` and `text`, a file whose function says the
-    issue's message is lifted a little (localisation.lift_said) and the functions of the files are ranked
-    (localisation.rank_functions). When nothing is found at all, the whole text is
+    issue's message is lifted a little (localisation.lift_said), the functions of the files are ranked
+    (localisation.rank_functions), and then a file whose function the issue's words fit is lifted
+    (localisation.lift_worded). When nothing is found at all, the whole text is
     asked as one understanding question: a long text that names nothing the index knows still gets
     the answer its words deserve (DESIGN §4: an answerable query never comes back empty).
     """
@@ -687,7 +702,9 @@ def search_decomposed(
     if parsed is not None and text is not None:
         evidence = evidence_of(request.query, files)
         fused = lift_said(fused, parsed, text, evidence.literals)
-        functions = rank_functions(fused, part_places(answered), parsed, text, evidence)
+        owned: Owned = {}  # both read the first files' functions: tokenized once
+        functions = rank_functions(fused, part_places(answered), parsed, text, evidence, owned=owned)
+        fused = lift_worded(fused, parsed, text, evidence.words, owned=owned)  # after: the functions count the words
     return Decomposed(fused[: request.limit], answered, functions)
 
 

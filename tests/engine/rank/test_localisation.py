@@ -5,11 +5,20 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Mapping
 from dataclasses import replace
+from pathlib import Path
 
 from fourfold.engine.index.structure import parse_file
 from fourfold.engine.model.records import ParsedFile, Span
 from fourfold.engine.rank.fusion import FusedResult
-from fourfold.engine.rank.localisation import Evidence, candidates, lift_said, rank_functions, score_candidates
+from fourfold.engine.rank.localisation import (
+    Evidence,
+    Owned,
+    candidates,
+    lift_said,
+    lift_worded,
+    rank_functions,
+    score_candidates,
+)
 from fourfold.engine.search.decompose import evidence_of, split
 
 CORE = textwrap.dedent('''\
@@ -138,3 +147,36 @@ def test_a_file_whose_function_says_the_message_is_lifted_a_little() -> None:
     lowered = [_file("pkg/registry.py", 1.0), replace(_file("pkg/core.py", 0.9), prior=0.3)]
     assert {r.path: r.score for r in lift_said(lowered, _parsed, FILES.get, message)}["pkg/core.py"] == (
         0.9 * (1 + 0.25 * 0.3))
+
+
+def test_a_file_whose_function_the_issues_words_fit_is_lifted(tmp_path: Path) -> None:
+    for path, body in FILES.items():  # real files on disk, parsed by the real grammar
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(body)
+
+    def text(path: str) -> str | None:
+        return (tmp_path / path).read_text() if (tmp_path / path).is_file() else None
+
+    def parsed(path: str) -> ParsedFile | None:
+        body = text(path)
+        return parse_file(path, body, "python") if body is not None else None
+
+    words = ("format", "tabl")  # the prose's stemmed words: Writer.format's own lines
+    close = [_file("pkg/registry.py", 1.0), _file("pkg/core.py", 0.8)]
+    lifted = lift_worded(close, parsed, text, words)
+    assert [r.path for r in lifted] == ["pkg/core.py", "pkg/registry.py"]
+    assert {r.path: r.score for r in lifted} == {"pkg/core.py": 0.8 * 1.5, "pkg/registry.py": 1.0}
+    far = [_file("pkg/registry.py", 1.0), _file("pkg/core.py", 0.5)]  # words alone do not beat every part
+    assert [r.path for r in lift_worded(far, parsed, text, words)] == ["pkg/registry.py", "pkg/core.py"]
+    assert [r.path for r in lift_worded(close, parsed, text, ())] == ["pkg/registry.py", "pkg/core.py"]
+    # a file the path prior lowers: lifted by the test share of the lift
+    lowered = [_file("pkg/registry.py", 1.0), replace(_file("pkg/core.py", 0.8), prior=0.3)]
+    assert {r.path: r.score for r in lift_worded(lowered, parsed, text, words)}["pkg/core.py"] == (
+        0.8 * (1 + 0.5 * 0.3))
+    # past the first `depth` files nothing moves
+    assert [r.path for r in lift_worded(close, parsed, text, words, depth=1)] == ["pkg/registry.py", "pkg/core.py"]
+    # the function ranking and the lift share one tokenization of the files they both read
+    owned: Owned = {}
+    rank_functions(close, {}, parsed, text, Evidence(words=words), owned=owned)
+    assert set(owned) == {"pkg/core.py", "pkg/registry.py"}
+    assert lift_worded(close, parsed, text, words, owned=owned) == lifted

@@ -19,6 +19,7 @@ from fourfold.engine.search.decompose import (
     PROSE,
     Part,
     PartResult,
+    evidence_of,
     fuse_files,
     issue_language,
     issue_prior,
@@ -72,6 +73,42 @@ def test_split_reads_prose_frames_modules_names_errors_and_quotes() -> None:
     assert {"write", "__call__", "RST"} <= set(found.names)
     assert found.errors == ("got an unexpected keyword argument",)
     assert "ascii.fixed_width" in found.quotes
+
+
+NOTEBOOK_TRACEBACKS = textwrap.dedent('''\
+    Color mapping fails with boolean data
+
+    ```python-traceback
+    File ~/code/seaborn/seaborn/_core/plot.py:1252, in Plotter._setup_scales(self, p, common, layers, variables)
+       1250     self._scales[var] = Scale._identity()
+    -> 1252     self._scales[var] = scale._setup(var_df[var], prop)
+    File ~/code/seaborn/seaborn/_core/scales.py:351, in ContinuousBase._setup(self, data, prop, axis)
+        350 b = forward(vmax) - forward(vmin)
+    TypeError: numpy boolean subtract, the `-` operator, is not supported
+    ```
+
+    An older notebook says it thus:
+
+    ```
+    /usr/local/lib/python3.8/dist-packages/sympy/printing/mathml.py in mathml(expr, printer, **settings)
+       1917     return MathMLPresentationPrinter(settings).doprint(expr)
+    ```
+    ''')
+
+
+def test_split_reads_notebook_traceback_frames() -> None:
+    found = split(NOTEBOOK_TRACEBACKS)
+    # IPython 8 (`File path:line, in Class.method(...)`) and older IPython (`path in function(...)`), innermost first
+    assert found.frames == (("/usr/local/lib/python3.8/dist-packages/sympy/printing/mathml.py", "mathml"),
+                            ("~/code/seaborn/seaborn/_core/scales.py", "_setup"),
+                            ("~/code/seaborn/seaborn/_core/plot.py", "_setup_scales"))
+    assert found.files[:3] == ("/usr/local/lib/python3.8/dist-packages/sympy/printing/mathml.py",
+                               "~/code/seaborn/seaborn/_core/scales.py", "~/code/seaborn/seaborn/_core/plot.py")
+    assert found.stated["_setup"] == found.stated["mathml"] == 1.0  # a frame's function: stated strongly
+    files = {"seaborn/_core/scales.py", "seaborn/_core/plot.py", "sympy/printing/mathml.py"}
+    assert evidence_of(NOTEBOOK_TRACEBACKS, files).frames == {
+        "seaborn/_core/scales.py": frozenset({"_setup"}), "seaborn/_core/plot.py": frozenset({"_setup_scales"}),
+        "sympy/printing/mathml.py": frozenset({"mathml"})}
 
 
 @pytest.mark.parametrize(("named", "expected"), [
