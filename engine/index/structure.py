@@ -225,7 +225,92 @@ def parse_file(path: str, text: str, language: str | None) -> ParsedFile:
     parsed_references = _references(references, scopes, path, columns)
     imports = _imports(language, import_nodes)
     chunks = make_chunks(path, text, language, symbols)
+    if language == "rust":
+        symbols += _rust_reexports(tree.root_node, scopes, path, data, columns)
     return ParsedFile(symbols=symbols, references=parsed_references, imports=imports, chunks=chunks)
+
+
+# Path heads that name this crate or a module of it, never another crate.
+RUST_LOCAL_ROOTS = frozenset({"crate", "self", "super", "Self"})
+
+
+def _rust_reexports(
+    root: ts.Node, scopes: list[_Scope], path: str, data: bytes, columns: _Columns
+) -> tuple[Symbol, ...]:
+    """The names a file's top-level `pub use other_crate::…::Name;` makes part of its public API.
+
+    axum's `FromRequest` is defined in axum_core, which a checkout of axum does not hold; `pub use
+    axum_core::extract::FromRequest` in extract/mod.rs is the only place the workspace gives it. Since
+    Rust 2018 a path may also start at a child module (`mod sse; pub use sse::Sse;`), an item or a name
+    another `use` brought in: those heads are local, so their names are defined elsewhere in the
+    workspace and are left out. The re-export spans its `use` statement and makes no chunk of its own.
+    """
+    local = set(RUST_LOCAL_ROOTS)
+    local.update(scope.name for scope in scopes if scope.container is None)
+    uses: list[ts.Node] = []
+    for item in root.named_children:
+        head = item.child_by_field_name("name" if item.type == "mod_item" else "argument")
+        if item.type == "mod_item" and head is not None:
+            local.add(_text(head))
+        elif item.type == "use_declaration" and head is not None:
+            uses.append(item)
+            local.update(bound for _, bound, _ in _rust_use_names(head, ()))
+    found: list[Symbol] = []
+    for item in uses:
+        argument = item.child_by_field_name("argument")
+        visibility = next((child for child in item.named_children if child.type == "visibility_modifier"), None)
+        if argument is None or visibility is None or _text(visibility) != "pub":
+            continue
+        for segments, name, name_node in _rust_use_names(argument, ()):
+            if len(segments) < 2 or segments[0] in local:
+                continue
+            found.append(
+                Symbol(
+                    name=name,
+                    kind="type",
+                    path=path,
+                    span=columns.definition_span(item, data),
+                    name_span=columns.span(name_node),
+                    qualified=name,
+                    signature=_signature(item, data),
+                    doc=_leading_comment(item, data)[:DOC_MAX_CHARS],
+                    language="rust",
+                    reexport_of="::".join(segments),
+                )
+            )
+    return tuple(found)
+
+
+def _rust_use_names(node: ts.Node, prefix: tuple[str, ...]) -> Iterable[tuple[tuple[str, ...], str, ts.Node]]:
+    """(full path, name it binds, the name's node) for each name a use tree binds; globs bind none."""
+    if node.type == "use_as_clause":
+        path, alias = node.child_by_field_name("path"), node.child_by_field_name("alias")
+        if path is not None and alias is not None:
+            yield (*prefix, *_rust_segments(path)), _text(alias), alias
+    elif node.type == "scoped_use_list":
+        path, listed = node.child_by_field_name("path"), node.child_by_field_name("list")
+        inner = (*prefix, *_rust_segments(path)) if path is not None else prefix
+        if listed is not None:
+            yield from _rust_use_names(listed, inner)
+    elif node.type == "use_list":
+        for child in node.named_children:
+            yield from _rust_use_names(child, prefix)
+    elif node.type == "self" and prefix:
+        yield prefix, prefix[-1], node  # `use http::header::{self, HeaderMap}` binds `header`
+    elif node.type in ("identifier", "scoped_identifier"):
+        segments = (*prefix, *_rust_segments(node))
+        name = node.child_by_field_name("name") if node.type == "scoped_identifier" else node
+        if name is not None and segments[-1] != "self":
+            yield segments, _text(name), name
+
+
+def _rust_segments(node: ts.Node) -> tuple[str, ...]:
+    """`a::b::c` -> ("a", "b", "c"); a leading `::` (an explicit extern path) adds nothing."""
+    if node.type == "scoped_identifier":
+        path, name = node.child_by_field_name("path"), node.child_by_field_name("name")
+        head = _rust_segments(path) if path is not None else ()
+        return (*head, _text(name)) if name is not None else head
+    return (_text(node),)
 
 
 # Languages whose code wraps definitions in macro calls that the grammar leaves as unparsed token trees:

@@ -172,7 +172,19 @@ class SymbolTable:
             for match in index.search(query, tiers, limit, hidden):
                 found.append(((-match.score, _rank_key(match.symbol)), match))
         found.sort(key=lambda pair: pair[0])
-        return [match for _, match in found[:limit]]
+        kept = (match for _, match in found if not (match.symbol.reexport_of and self._defines(match.symbol.name)))
+        return list(itertools.islice(kept, limit))
+
+    def _defines(self, name: str) -> bool:
+        """Whether a symbol that is not a re-export has exactly this name. A re-export stands in for a
+        definition the workspace lacks; where the workspace has one, the re-export is only noise
+        (serde's `pub use serde_derive::{Deserialize, Serialize}` beside serde_core's traits)."""
+        for index, hidden in ((self._base, self._overlay_paths), (self._overlay, frozenset[str]())):
+            for position in index.exact.get(name, ()):
+                symbol = index.symbols[position]
+                if not symbol.reexport_of and symbol.path not in hidden:
+                    return True
+        return False
 
 
 def _rank_key(symbol: Symbol) -> tuple[object, ...]:
