@@ -218,6 +218,9 @@ def parse_file(path: str, text: str, language: str | None) -> ParsedFile:
     tree = _parser(language).parse(data)
     if language in ITEM_MACRO_LANGUAGES:
         data, tree = _with_item_macros_opened(language, data, tree)
+    if language in MACRO_LINE_LANGUAGES:
+        data, tree = _with_class_head_macros_blanked(language, data, tree)
+        data, tree = _with_macro_lines_blanked(language, data, tree)
     scopes, references, import_nodes = _collect(language, tree.root_node)
     _nest(scopes, language)
     columns = _Columns(text, data)
@@ -339,6 +342,82 @@ def _with_item_macros_opened(language: str, data: bytes, tree: ts.Tree) -> tuple
     if reparsed.root_node.has_error and not tree.root_node.has_error:
         return data, tree
     return bytes(opened), reparsed
+
+
+# C and C++ open namespaces and export blocks with a macro alone on its line (`ABSL_NAMESPACE_BEGIN`,
+# `FMT_BEGIN_NAMESPACE`, `NLOHMANN_JSON_NAMESPACE_BEGIN`). Without the preprocessor the grammar reads
+# it as the type of a declaration that swallows the next definition: `absl::Hash`, nlohmann's
+# `adl_serializer` and abseil's `linked_hash_map` were not symbols, their members had the wrong container.
+MACRO_LINE_LANGUAGES = frozenset({"c", "cpp"})
+_MACRO_NAME = re.compile(rb"[A-Z][A-Z0-9_]*")
+_MACRO_HOSTS = frozenset({"declaration", "field_declaration", "function_definition"})
+# Where such a line can stand: among a file's, a namespace's or a class's items (the walk enters no body).
+_MACRO_SCOPES = frozenset(
+    {
+        "translation_unit", "namespace_definition", "declaration_list", "linkage_specification",
+        "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "preproc_elifdef",
+        "class_specifier", "struct_specifier", "union_specifier", "field_declaration_list",
+        "template_declaration",
+    }
+)  # fmt: skip
+
+
+def _with_macro_lines_blanked(language: str, data: bytes, tree: ts.Tree) -> tuple[bytes, ts.Tree]:
+    """The file re-parsed with each misread macro line blanked to spaces (same bytes, lines and
+    columns): a SHOUTING name alone on its line that the grammar took as the type of a declaration
+    running on past that line and failing to parse there. A macro the grammar read right (an
+    enumerator, an argument, a return type on its own line above the function) is kept."""
+    misread = list(_misread_macro_lines(tree.root_node, data))
+    if not misread:
+        return data, tree
+    opened = bytearray(data)
+    for node in misread:
+        opened[node.start_byte:node.end_byte] = b" " * (node.end_byte - node.start_byte)
+    reparsed = _parser(language).parse(bytes(opened))
+    if reparsed.root_node.has_error and not tree.root_node.has_error:
+        return data, tree
+    return bytes(opened), reparsed
+
+
+# An attribute macro between `class` and the name (`class ABSL_ATTRIBUTE_OWNER btree_map : …`,
+# `class FMT_SO_VISIBILITY("default") format_error : …`) becomes the class's name in the grammar's reading.
+# Only where a name and then a base list, a body or `final` follow: `struct FOO bar;` declares `bar`.
+_CLASS_HEAD_MACRO = re.compile(
+    rb"\b(?:class|struct|union)\s+(?P<macro>[A-Z][A-Z0-9_]*[A-Z0-9](?:\s*\([^()\n]*\))?)\s+"
+    rb"(?=[A-Za-z_]\w*\s*(?:\bfinal\b|:(?!:)|\{))"
+)
+
+
+def _with_class_head_macros_blanked(language: str, data: bytes, tree: ts.Tree) -> tuple[bytes, ts.Tree]:
+    """The file re-parsed with each class-head attribute macro blanked to spaces (same bytes, lines
+    and columns), so the class is named by its name."""
+    found = [match.span("macro") for match in _CLASS_HEAD_MACRO.finditer(data)]
+    if not found:
+        return data, tree
+    opened = bytearray(data)
+    for start, end in found:
+        opened[start:end] = b" " * (end - start)
+    return bytes(opened), _parser(language).parse(bytes(opened))
+
+
+def _misread_macro_lines(root: ts.Node, data: bytes) -> Iterable[ts.Node]:
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type in _MACRO_SCOPES:
+            stack.extend(node.children)
+        if node.type not in _MACRO_HOSTS or not node.has_error:
+            continue
+        head = node.child_by_field_name("type")
+        if head is None or head.type != "type_identifier" or head.start_byte != node.start_byte:
+            continue
+        if node.end_point.row == head.end_point.row or not _MACRO_NAME.fullmatch(_text_bytes(head)):
+            continue
+        line_start = data.rfind(b"\n", 0, head.start_byte) + 1
+        line_end = data.find(b"\n", head.end_byte)
+        rest = data[head.end_byte : line_end if line_end >= 0 else len(data)]
+        if not data[line_start : head.start_byte].strip() and not rest.strip():
+            yield head
 
 
 def _item_macro_calls(node: ts.Node) -> Iterable[ts.Node]:
