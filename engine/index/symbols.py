@@ -157,8 +157,16 @@ class SymbolTable:
         parts = [part for part in QUALIFIER_SEPARATORS.sub(".", text).split(".") if part]
         if not parts:
             return []
-        parsed = _Query(parts[-1], tuple(parts[:-1]), kinds)
-        return self._ranked(parsed, tiers=tuple(SYMBOL_TIERS), limit=limit)
+        qualifiers = tuple(parts[:-1])
+        if qualifiers and not self._scopes(qualifiers[-1]):
+            # `z.record` (`import * as z`), `np.array`: a qualifier that is no container, folder or file
+            # stem anywhere is an alias the table cannot resolve; it narrowed zod's `z.record` to nothing.
+            qualifiers = ()
+        return self._ranked(_Query(parts[-1], qualifiers, kinds), tiers=tuple(SYMBOL_TIERS), limit=limit)
+
+    def _scopes(self, qualifier: str) -> bool:
+        """Whether some symbol's container, folder or file stem is `qualifier`."""
+        return any(qualifier.lower() in index.scoped for index in (self._base, self._overlay))
 
     @cached_property
     def _overlay(self) -> _Index:
