@@ -48,7 +48,9 @@ from ..model.records import FileRecord, ParsedFile
 # 11: the records live in `fourfold.engine.model.records` (rows are pickled under their module's name).
 # 12: a C++ namespace's using-declarations (`using std::string_view;`) are definitions.
 # 13: the same re-export after a macro line (`ABSL_NAMESPACE_BEGIN`), which the grammar misreads.
-# 14: R, Erlang, Clojure, Elm, Nim, D, Gleam, Vue and Svelte files are parsed (were text only).
+# 14: R, Erlang, Clojure, Elm, Nim, D, Gleam, Vue, Svelte and the pack's other languages are parsed (were
+#     text only); a Rust file's `pub use other_crate::Name;` re-exports are symbols (`Symbol.reexport_of`);
+#     C/C++ macro lines the grammar misreads as a declaration's type are blanked before parsing.
 SCHEMA_VERSION = 14
 INDEX_FILE = "index.sqlite"
 log = logging.getLogger(__name__)

@@ -289,6 +289,9 @@ def parse_file(path: str, text: str, language: str | None) -> ParsedFile:
     tree = _parser(code).parse(data)
     if code in ITEM_MACRO_LANGUAGES:
         data, tree = _with_item_macros_opened(code, data, tree)
+    if code in MACRO_LINE_LANGUAGES:
+        data, tree = _with_class_head_macros_blanked(code, data, tree)
+        data, tree = _with_macro_lines_blanked(code, data, tree)
     scopes, references, import_nodes = _collect(code, tree.root_node)
     _nest(scopes, code)
     symbols = tuple(_symbol(scope, path, code, data, columns) for scope in scopes if scope.symbol)
@@ -297,6 +300,8 @@ def parse_file(path: str, text: str, language: str | None) -> ParsedFile:
     parsed_references = _references(references, scopes, path, columns)
     imports = _imports(code, import_nodes)
     chunks = make_chunks(path, text, language, symbols)
+    if language == "rust":
+        symbols += _rust_reexports(tree.root_node, scopes, path, data, columns)
     return ParsedFile(symbols=symbols, references=parsed_references, imports=imports, chunks=chunks)
 
 
@@ -372,6 +377,89 @@ def _attribute(tag: ts.Node, name: str) -> str:
     return ""
 
 
+# Path heads that name this crate or a module of it, never another crate.
+RUST_LOCAL_ROOTS = frozenset({"crate", "self", "super", "Self"})
+
+
+def _rust_reexports(
+    root: ts.Node, scopes: list[_Scope], path: str, data: bytes, columns: _Columns
+) -> tuple[Symbol, ...]:
+    """The names a file's top-level `pub use other_crate::…::Name;` makes part of its public API.
+
+    axum's `FromRequest` is defined in axum_core, which a checkout of axum does not hold; `pub use
+    axum_core::extract::FromRequest` in extract/mod.rs is the only place the workspace gives it. Since
+    Rust 2018 a path may also start at a child module (`mod sse; pub use sse::Sse;`), an item or a name
+    another `use` brought in: those heads are local, so their names are defined elsewhere in the
+    workspace and are left out. The re-export spans its `use` statement and makes no chunk of its own.
+    """
+    local = set(RUST_LOCAL_ROOTS)
+    local.update(scope.name for scope in scopes if scope.container is None)
+    uses: list[ts.Node] = []
+    for item in root.named_children:
+        head = item.child_by_field_name("name" if item.type == "mod_item" else "argument")
+        if item.type == "mod_item" and head is not None:
+            local.add(_text(head))
+        elif item.type == "use_declaration" and head is not None:
+            uses.append(item)
+            local.update(bound for _, bound, _ in _rust_use_names(head, ()))
+    found: list[Symbol] = []
+    for item in uses:
+        argument = item.child_by_field_name("argument")
+        visibility = next((child for child in item.named_children if child.type == "visibility_modifier"), None)
+        if argument is None or visibility is None or _text(visibility) != "pub":
+            continue
+        for segments, name, name_node in _rust_use_names(argument, ()):
+            if len(segments) < 2 or segments[0] in local:
+                continue
+            found.append(
+                Symbol(
+                    name=name,
+                    kind="type",
+                    path=path,
+                    span=columns.definition_span(item, data),
+                    name_span=columns.span(name_node),
+                    qualified=name,
+                    signature=_signature(item, data),
+                    doc=_leading_comment(item, data, "rust")[:DOC_MAX_CHARS],
+                    language="rust",
+                    reexport_of="::".join(segments),
+                )
+            )
+    return tuple(found)
+
+
+def _rust_use_names(node: ts.Node, prefix: tuple[str, ...]) -> Iterable[tuple[tuple[str, ...], str, ts.Node]]:
+    """(full path, name it binds, the name's node) for each name a use tree binds; globs bind none."""
+    if node.type == "use_as_clause":
+        path, alias = node.child_by_field_name("path"), node.child_by_field_name("alias")
+        if path is not None and alias is not None:
+            yield (*prefix, *_rust_segments(path)), _text(alias), alias
+    elif node.type == "scoped_use_list":
+        path, listed = node.child_by_field_name("path"), node.child_by_field_name("list")
+        inner = (*prefix, *_rust_segments(path)) if path is not None else prefix
+        if listed is not None:
+            yield from _rust_use_names(listed, inner)
+    elif node.type == "use_list":
+        for child in node.named_children:
+            yield from _rust_use_names(child, prefix)
+    elif node.type == "self" and prefix:
+        yield prefix, prefix[-1], node  # `use http::header::{self, HeaderMap}` binds `header`
+    elif node.type in ("identifier", "scoped_identifier"):
+        segments = (*prefix, *_rust_segments(node))
+        name = node.child_by_field_name("name") if node.type == "scoped_identifier" else node
+        if name is not None and segments[-1] != "self":
+            yield segments, _text(name), name
+
+
+def _rust_segments(node: ts.Node) -> tuple[str, ...]:
+    """`a::b::c` -> ("a", "b", "c"); a leading `::` (an explicit extern path) adds nothing."""
+    if node.type == "scoped_identifier":
+        path, name = node.child_by_field_name("path"), node.child_by_field_name("name")
+        head = _rust_segments(path) if path is not None else ()
+        return (*head, _text(name)) if name is not None else head
+    return (_text(node),)
+
+
 # Languages whose code wraps definitions in macro calls that the grammar leaves as unparsed token trees:
 # tokio writes `cfg_rt! { pub struct LocalSet { … } }` some 300 times, so `LocalSet` had no definition.
 ITEM_MACRO_LANGUAGES = frozenset({"rust"})
@@ -398,6 +486,82 @@ def _with_item_macros_opened(language: str, data: bytes, tree: ts.Tree) -> tuple
     if reparsed.root_node.has_error and not tree.root_node.has_error:
         return data, tree
     return bytes(opened), reparsed
+
+
+# C and C++ open namespaces and export blocks with a macro alone on its line (`ABSL_NAMESPACE_BEGIN`,
+# `FMT_BEGIN_NAMESPACE`, `NLOHMANN_JSON_NAMESPACE_BEGIN`). Without the preprocessor the grammar reads
+# it as the type of a declaration that swallows the next definition: `absl::Hash`, nlohmann's
+# `adl_serializer` and abseil's `linked_hash_map` were not symbols, their members had the wrong container.
+MACRO_LINE_LANGUAGES = frozenset({"c", "cpp"})
+_MACRO_NAME = re.compile(rb"[A-Z][A-Z0-9_]*")
+_MACRO_HOSTS = frozenset({"declaration", "field_declaration", "function_definition"})
+# Where such a line can stand: among a file's, a namespace's or a class's items (the walk enters no body).
+_MACRO_SCOPES = frozenset(
+    {
+        "translation_unit", "namespace_definition", "declaration_list", "linkage_specification",
+        "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "preproc_elifdef",
+        "class_specifier", "struct_specifier", "union_specifier", "field_declaration_list",
+        "template_declaration",
+    }
+)  # fmt: skip
+
+
+def _with_macro_lines_blanked(language: str, data: bytes, tree: ts.Tree) -> tuple[bytes, ts.Tree]:
+    """The file re-parsed with each misread macro line blanked to spaces (same bytes, lines and
+    columns): a SHOUTING name alone on its line that the grammar took as the type of a declaration
+    running on past that line and failing to parse there. A macro the grammar read right (an
+    enumerator, an argument, a return type on its own line above the function) is kept."""
+    misread = list(_misread_macro_lines(tree.root_node, data))
+    if not misread:
+        return data, tree
+    opened = bytearray(data)
+    for node in misread:
+        opened[node.start_byte:node.end_byte] = b" " * (node.end_byte - node.start_byte)
+    reparsed = _parser(language).parse(bytes(opened))
+    if reparsed.root_node.has_error and not tree.root_node.has_error:
+        return data, tree
+    return bytes(opened), reparsed
+
+
+# An attribute macro between `class` and the name (`class ABSL_ATTRIBUTE_OWNER btree_map : …`,
+# `class FMT_SO_VISIBILITY("default") format_error : …`) becomes the class's name in the grammar's reading.
+# Only where a name and then a base list, a body or `final` follow: `struct FOO bar;` declares `bar`.
+_CLASS_HEAD_MACRO = re.compile(
+    rb"\b(?:class|struct|union)\s+(?P<macro>[A-Z][A-Z0-9_]*[A-Z0-9](?:\s*\([^()\n]*\))?)\s+"
+    rb"(?=[A-Za-z_]\w*\s*(?:\bfinal\b|:(?!:)|\{))"
+)
+
+
+def _with_class_head_macros_blanked(language: str, data: bytes, tree: ts.Tree) -> tuple[bytes, ts.Tree]:
+    """The file re-parsed with each class-head attribute macro blanked to spaces (same bytes, lines
+    and columns), so the class is named by its name."""
+    found = [match.span("macro") for match in _CLASS_HEAD_MACRO.finditer(data)]
+    if not found:
+        return data, tree
+    opened = bytearray(data)
+    for start, end in found:
+        opened[start:end] = b" " * (end - start)
+    return bytes(opened), _parser(language).parse(bytes(opened))
+
+
+def _misread_macro_lines(root: ts.Node, data: bytes) -> Iterable[ts.Node]:
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type in _MACRO_SCOPES:
+            stack.extend(node.children)
+        if node.type not in _MACRO_HOSTS or not node.has_error:
+            continue
+        head = node.child_by_field_name("type")
+        if head is None or head.type != "type_identifier" or head.start_byte != node.start_byte:
+            continue
+        if node.end_point.row == head.end_point.row or not _MACRO_NAME.fullmatch(_text_bytes(head)):
+            continue
+        line_start = data.rfind(b"\n", 0, head.start_byte) + 1
+        line_end = data.find(b"\n", head.end_byte)
+        rest = data[head.end_byte : line_end if line_end >= 0 else len(data)]
+        if not data[line_start : head.start_byte].strip() and not rest.strip():
+            yield head
 
 
 def _item_macro_calls(node: ts.Node) -> Iterable[ts.Node]:

@@ -203,8 +203,16 @@ class SymbolTable:
         parts = [part for part in QUALIFIER_SEPARATORS.sub(".", text).split(".") if part]
         if not parts:
             return []
-        parsed = _Query(parts[-1], tuple(parts[:-1]), kinds)
-        return self._ranked(parsed, tiers=tuple(SYMBOL_TIERS), limit=limit)
+        qualifiers = tuple(parts[:-1])
+        if qualifiers and not self._scopes(qualifiers[-1]):
+            # `z.record` (`import * as z`), `np.array`: a qualifier that is no container, folder or file
+            # stem anywhere is an alias the table cannot resolve; it narrowed zod's `z.record` to nothing.
+            qualifiers = ()
+        return self._ranked(_Query(parts[-1], qualifiers, kinds), tiers=tuple(SYMBOL_TIERS), limit=limit)
+
+    def _scopes(self, qualifier: str) -> bool:
+        """Whether some symbol's container, folder or file stem is `qualifier`."""
+        return any(qualifier.lower() in index.scoped for index in (self._base, self._overlay))
 
     @cached_property
     def _overlay(self) -> _Index:
@@ -218,7 +226,19 @@ class SymbolTable:
             for match in index.search(query, tiers, limit, hidden):
                 found.append(((-match.score, _rank_key(match.symbol)), match))
         found.sort(key=lambda pair: pair[0])
-        return [match for _, match in found[:limit]]
+        kept = (match for _, match in found if not (match.symbol.reexport_of and self._defines(match.symbol.name)))
+        return list(itertools.islice(kept, limit))
+
+    def _defines(self, name: str) -> bool:
+        """Whether a symbol that is not a re-export has exactly this name. A re-export stands in for a
+        definition the workspace lacks; where the workspace has one, the re-export is only noise
+        (serde's `pub use serde_derive::{Deserialize, Serialize}` beside serde_core's traits)."""
+        for index, hidden in ((self._base, self._overlay_paths), (self._overlay, frozenset[str]())):
+            for position in index.exact.get(name, ()):
+                symbol = index.symbols[position]
+                if not symbol.reexport_of and symbol.path not in hidden:
+                    return True
+        return False
 
 
 def _rank_key(symbol: Symbol) -> tuple[object, ...]:
@@ -258,15 +278,15 @@ def _row(symbol: Symbol) -> _Row:
     span, name_span = symbol.span, symbol.name_span
     return (symbol.name, symbol.kind, symbol.path, span.start_line, span.start_col, span.end_line, span.end_col,
             name_span.start_line, name_span.start_col, name_span.end_line, name_span.end_col, symbol.container,
-            symbol.qualified, symbol.signature, symbol.doc, symbol.language)
+            symbol.qualified, symbol.signature, symbol.doc, symbol.language, symbol.reexport_of)
 
 
 def _symbol(row: _Row) -> Symbol:
     (name, kind, path, line, col, end_line, end_col, name_line, name_col, name_end_line, name_end_col,
-     container, qualified, signature, doc, language) = row
+     container, qualified, signature, doc, language, reexport_of) = row
     return Symbol(name, kind, path, Span(line, col, end_line, end_col),
                   Span(name_line, name_col, name_end_line, name_end_col),
-                  container, qualified, signature, doc, language)
+                  container, qualified, signature, doc, language, reexport_of)
 
 
 class _Symbols(Sequence[Symbol]):

@@ -49,6 +49,9 @@ class Symbol:
     signature: str = ""
     doc: str = ""
     language: str | None = None
+    # A public re-export of a name the workspace may not define (Rust `pub use other_crate::Name;`):
+    # the path it re-exports. The symbol table ranks it after every real definition of the name.
+    reexport_of: str = ""
 
 
 @dataclass(frozen=True)

@@ -84,6 +84,8 @@ class Rule:
 
 
 _PHRASES = "phrases"
+# The nouns that say the next (or previous) word is a name: `where is the function tinsert`.
+_KIND_NOUNS_EN = r"(?:function|method|class|struct|interface|trait|type|enum|module|macro|constant|variable)"
 
 RULES: tuple[Rule, ...] = (
     Rule("1:decl-keyword", FIND_DEFINITION, 0.95, "decl-keyword"),
@@ -156,16 +158,20 @@ RULES: tuple[Rule, ...] = (
             "en": (
                 r"where(?:'s|\s+is|\s+are)\s+{x}\s+(?:defined|declared|implemented)",
                 r"where\s+{x}\s+(?:is|are|gets)\s+(?:defined|declared|implemented)",
-                r"^(?:(?:go|jump)\s+to\s+)?(?:the\s+)?(?:definition|declaration|implementation)s?\s+(?:of|for)\s+{name}\s*\??$",
-                r"(?:definition|declaration|implementation)s?\s+(?:of|for)\s+{id}",
+                # A name must follow: in "iterator implementation for JSON arrays" or "path_router
+                # implementation for storing routes" the noun is part of a description, and a 0.90
+                # verdict sent both down the direct path with a content word as the name to look up.
+                r"(?:definition|declaration|implementation)s?\s+(?:of|for)\s+(?:the\s+)?{id}",
+                r"(?:definition|declaration|implementation)s?\s+(?:of|for)\s+(?:the\s+)?{name}"
+                rf"(?:\s+{_KIND_NOUNS_EN})?\s*\??$",
                 r"where(?:'s|\s+is)\s+{id}\s*\??$",
-                r"where(?:'s|\s+is|\s+are)\s+(?:the\s+)?(?:function|method|class|struct|interface|trait|type|enum"
-                r"|module|macro|constant|variable)\s+{name}\s*\??$",
+                rf"where(?:'s|\s+is|\s+are)\s+(?:the\s+)?{_KIND_NOUNS_EN}\s+{{name}}\s*\??$",
             ),
             "it": (
                 r"dove\s+(?:è|e|viene|vengono|sono)\s+(?:definit[oaie]|dichiarat[oaie]|implementat[oaie])",
                 r"dov'è\s+(?:definit[oa]|dichiarat[oa]|implementat[oa])",
-                r"definizion[ei]\s+(?:di|del|della|dello|dei)",
+                r"definizion[ei]\s+(?:di|del|della|dello|dei)\s+{id}",
+                r"definizion[ei]\s+(?:di|del|della|dello|dei)\s+{name}\s*\??$",
                 r"dove\s+si\s+trova",
                 r"dov(?:'è|e\s+è)\s+{id}\s*\??$",
                 r"dov(?:'è|e\s+è)\s+(?:la\s+funzione|il\s+metodo|la\s+classe|il\s+tipo|il\s+modulo|la\s+costante"

@@ -99,6 +99,13 @@ def test_qualified_by_container() -> None:
     assert [m.symbol.container for m in TABLE.search("Config::load")] == ["Config"]
 
 
+def test_a_qualifier_that_names_nothing_is_an_alias_and_dropped() -> None:
+    # `z.record` in zod: `z` is `import * as z`, no container, folder or file of that name.
+    assert [m.symbol.path for m in TABLE.search("np.Config")][:1] == ["src/config.py"]
+    # A qualifier that names something still narrows: `Other` is a container, `Config` is not in it.
+    assert TABLE.search("Other.Config") == []
+
+
 def test_qualified_by_module_path() -> None:
     paths = [m.symbol.path for m in TABLE.search("pkg.mod.func")]
     assert paths == ["pkg/mod.py", "pkg/mod/__init__.py"]

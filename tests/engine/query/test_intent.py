@@ -102,6 +102,18 @@ CASES: list[tuple[str, str, float, str, str | None]] = [
     ("iterator implementation for JSON arrays and objects", "understand_code", 0.40, "9:fallback", None),
     ("definition of the retry policy for uploads", "understand_code", 0.40, "9:fallback", None),
     ("where is parseConfig", "find_definition", 0.90, "4b:where-defined", "parseConfig"),
+    ("definition of the Session class", "find_definition", 0.90, "4b:where-defined", "Session"),
+    ("implementation of parse_config in the loader", "find_definition", 0.90, "4b:where-defined", "parse_config"),
+    # ... but "implementation for" inside a description names no definition (semble-rest axum-001,
+    # nlohmann-json-015 went down the direct path looking up `storing` and `JSON`).
+    ("iterator implementation for JSON arrays and objects", "understand_code", 0.40, "9:fallback", None),
+    (
+        "Router path_router implementation for storing and matching routes",
+        "find_definition",
+        0.60,
+        "8:identifier-in-query",
+        "path_router",
+    ),
     # A plain word is a name when the question says so with a noun (`the function X`), in every language.
     ("where is the function tinsert", "find_definition", 0.90, "4b:where-defined", "tinsert"),
     ("where's the class Session?", "find_definition", 0.90, "4b:where-defined", "Session"),
@@ -113,6 +125,7 @@ CASES: list[tuple[str, str, float, str, str | None]] = [
     ("dove è definito parseConfig", "find_definition", 0.90, "4b:where-defined", "parseConfig"),
     ("dov'è definita load_settings", "find_definition", 0.90, "4b:where-defined", "load_settings"),
     ("definizione di parseConfig", "find_definition", 0.90, "4b:where-defined", "parseConfig"),
+    ("definizione di retry", "find_definition", 0.90, "4b:where-defined", "retry"),
     ("dov'è parseConfig?", "find_definition", 0.90, "4b:where-defined", "parseConfig"),
     # rule 4b: Vietnamese
     ("parseConfig được định nghĩa ở đâu", "find_definition", 0.90, "4b:where-defined", "parseConfig"),
