@@ -68,6 +68,13 @@ FUZZY_MAX_CANDIDATES = 1000
 # every symbol of a file shares its path's parts; a rebuild after an edit finds most of them here.
 BUILD_CACHE_SIZE = 1 << 17
 
+# Import aliases are short by convention (`z`, `np`, `pd`, `plt`, `sp`, `tf`); a qualifier this short
+# that names nothing in the workspace is taken for one. Measured: dropping every unresolvable qualifier
+# answered `shutil.rmtree` and `errno.ENOENT` in pytest-7220's issue with every `rmtree` and `ENOENT`,
+# and its file left the top 10 (SWE-bench Lite file hit@10 86.4 -> 85.7); the seven query sets are the
+# same either way.
+IMPORT_ALIAS_MAX = 3
+
 QUALIFIER_SEPARATORS = re.compile(r"::|#|->|\\")
 WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 MASK_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789_$"
@@ -204,9 +211,11 @@ class SymbolTable:
         if not parts:
             return []
         qualifiers = tuple(parts[:-1])
-        if qualifiers and not self._scopes(qualifiers[-1]):
-            # `z.record` (`import * as z`), `np.array`: a qualifier that is no container, folder or file
-            # stem anywhere is an alias the table cannot resolve; it narrowed zod's `z.record` to nothing.
+        if qualifiers and len(qualifiers[-1]) <= IMPORT_ALIAS_MAX and not self._scopes(qualifiers[-1]):
+            # `z.record` (`import * as z`), `np.array`: a short qualifier that is no container, folder or
+            # file stem anywhere is an import alias the table cannot resolve; it narrowed zod's
+            # `z.record` to nothing. A longer one (`shutil.rmtree`) names a real module outside the
+            # workspace: dropping it would answer with every `rmtree`.
             qualifiers = ()
         return self._ranked(_Query(parts[-1], qualifiers, kinds), tiers=tuple(SYMBOL_TIERS), limit=limit)
 

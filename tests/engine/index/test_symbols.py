@@ -104,6 +104,8 @@ def test_a_qualifier_that_names_nothing_is_an_alias_and_dropped() -> None:
     assert [m.symbol.path for m in TABLE.search("np.Config")][:1] == ["src/config.py"]
     # A qualifier that names something still narrows: `Other` is a container, `Config` is not in it.
     assert TABLE.search("Other.Config") == []
+    # A longer qualifier that names nothing is a module outside the workspace, not an alias.
+    assert TABLE.search("numpy.Config") == []
 
 
 def test_qualified_by_module_path() -> None:
