@@ -605,12 +605,17 @@ def _named_results(part: Part) -> tuple[FusedResult, ...]:
 
 def part_request(part: Part, request: SearchRequest, preset: str, semantic: bool) -> SearchRequest:
     """The request one part runs as: intent pinned; the prose fused over the preset's modalities (a
-    pinned intent alone would take the direct route, one retriever)."""
+    pinned intent alone would take the direct route, one retriever); and no short forms added to its
+    BM25 terms: an issue's prose runs to hundreds of words, its code is pasted as written, and the
+    short forms of every word only blur its own (SWE-bench Lite without them: tuning half file hit@5
+    77.8 -> 80.0 and function hit@10 58.1 -> 60.5; held-out half hit@1 51.6 -> 52.6, function hit@10
+    52.8 -> 53.9, hit@5 and hit@10 the same)."""
     modes: tuple[str, ...] | None = None
     if part.intent == UNDERSTAND_CODE:
         chosen = PRESETS[request.preset or preset].modalities
         modes = tuple(m for m in MODALITIES if m in chosen and (semantic or m != "semantic")) or None
-    return replace(request, query=part.query, intent=part.intent, modes=modes, limit=PART_DEPTH)
+    return replace(request, query=part.query, intent=part.intent, modes=modes, limit=PART_DEPTH,
+                   ranking=replace(request.ranking, abbreviations=False))
 
 
 def issue_prior(question: str, language: str | None = None, non_code: float = NON_CODE_PRIOR,

@@ -301,6 +301,29 @@ USED_BEFORE_DEFINED = [
     ("Bar.pm", "build"),
     ("build.groovy", "prepare"),
     ("Token.sol", "_move"),
+    # the languages of tree-sitter-language-pack (test_pack_languages.py)
+    ("stats.R", "column_summary"),
+    ("kv_store.erl", "normalize"),
+    ("ring.clj", "route"),
+    ("Counter.elm", "clamp"),
+    ("geometry.nim", "distance"),
+    ("shapes.d", "square"),
+    ("store.gleam", "clamp"),
+    ("TodoList.vue", "isOpen"),
+    ("TodoList.vue", "toggle"),  # used in the template, defined in the script
+    ("Counter.svelte", "reset"),
+    ("saxpy.cu", "saxpy"),
+    ("blur.frag", "brighten"),
+    ("queue.tcl", "normalize"),
+    ("shapes.rkt", "side"),
+    ("matrix.lisp", "rows"),
+    ("Counter.purs", "clamp"),
+    ("counter.sv", "counter"),
+    ("stacks.adb", "Is_Full"),
+    ("shapes.pas", "Clamp"),
+    ("smooth.m", "window"),
+    ("player.gd", "clamp_speed"),
+    ("inventory.luau", "normalize"),
 ]
 
 
@@ -338,6 +361,28 @@ def test_ctrl_t_lands_on_the_definition_not_on_the_use_above(workspace: Workspac
     entry = convert.workspace_symbol(result, convert.ClientColumns("utf-16"))
     start = entry.location.range.start  # type: ignore[union-attr]
     assert (start.line, start.character) == (definition.name_span.start_line, definition.name_span.start_col)
+
+
+# (fixture, callee, the definition that calls it, the caller's file): graph edges of the pack's
+# languages, one across files.
+CALL_EDGES = [
+    ("kv_util.erl", "first", "lookup", "kv_store.erl"),
+    ("kv_store.erl", "normalize", "put", "kv_store.erl"),
+    ("stats.R", "scale01", "add", "stats.R"),
+    ("ring.clj", "not-found", "route", "ring.clj"),
+    ("Counter.elm", "clamp", "update", "Counter.elm"),
+    ("shapes.d", "square", "area", "shapes.d"),
+    ("store.gleam", "clamp", "new", "store.gleam"),
+    ("Counter.svelte", "clamp", "increment", "Counter.svelte"),
+    ("smooth.m", "smooth", "apply", "Filter.m"),  # across files
+]
+
+
+@pytest.mark.parametrize(("fixture", "callee", "caller", "caller_file"), CALL_EDGES)
+def test_calls_are_graph_edges(workspace: Workspace, fixture: str, callee: str, caller: str, caller_file: str) -> None:
+    target = next(s for s in workspace.snapshot().parsed[fixture].symbols if s.name == callee)
+    callers = {(s.name, s.path) for s, _ in workspace.incoming_calls(target)}
+    assert (caller, caller_file) in callers
 
 
 def test_a_script_without_extension_is_parsed_by_its_shebang(workspace: Workspace) -> None:

@@ -10,18 +10,15 @@ definition's name.
 
 from __future__ import annotations
 
-import shutil
 from importlib.metadata import version
 from pathlib import Path
 
 import pytest
 
-from fourfold.engine import SearchRequest, Settings, Workspace
 from fourfold.engine.graph.imports import FileSet, resolve_import
 from fourfold.engine.index.structure import KINDS, parse_file
 from fourfold.engine.model.languages import GRAMMARS, detect_language, grammar
 from fourfold.engine.model.records import ParsedFile, Symbol
-from fourfold.lsp import convert
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "languages"
 PACK_LANGUAGES = ("r", "erlang", "clojure", "elm", "nim", "d", "gleam", "vue", "svelte", "cuda", "glsl", "tcl",
@@ -422,89 +419,3 @@ def test_clauses_of_one_function_are_one_symbol() -> None:
 ])
 def test_language_detection(path: str, text: str, language: str) -> None:
     assert detect_language(path, text) == language
-
-
-# (fixture, name): the name is used above its definition in every one.
-USED_BEFORE_DEFINED = [
-    ("stats.R", "column_summary"),
-    ("kv_store.erl", "normalize"),
-    ("ring.clj", "route"),
-    ("Counter.elm", "clamp"),
-    ("geometry.nim", "distance"),
-    ("shapes.d", "square"),
-    ("store.gleam", "clamp"),
-    ("TodoList.vue", "isOpen"),
-    ("TodoList.vue", "toggle"),  # used in the template, defined in the script
-    ("Counter.svelte", "reset"),
-    ("saxpy.cu", "saxpy"),
-    ("blur.frag", "brighten"),
-    ("queue.tcl", "normalize"),
-    ("shapes.rkt", "side"),
-    ("matrix.lisp", "rows"),
-    ("Counter.purs", "clamp"),
-    ("counter.sv", "counter"),
-    ("stacks.adb", "Is_Full"),
-    ("shapes.pas", "Clamp"),
-    ("smooth.m", "window"),
-    ("player.gd", "clamp_speed"),
-    ("inventory.luau", "normalize"),
-]
-
-
-@pytest.fixture(scope="module")
-def workspace(tmp_path_factory: pytest.TempPathFactory):
-    root = tmp_path_factory.mktemp("pack-languages") / "repo"
-    root.mkdir()
-    for name in PACK_FIXTURES:
-        shutil.copy(FIXTURES / name, root / name)
-    index = tmp_path_factory.mktemp("index")
-    opened = Workspace(root, Settings(index_dir=str(index), semantic_backend="none"))
-    opened.refresh()
-    yield opened
-    opened.close()
-
-
-def _definition_and_use(workspace: Workspace, fixture: str, name: str) -> tuple[Symbol, int, int]:
-    parsed = workspace.snapshot().parsed[fixture]
-    definition = next(s for s in parsed.symbols if s.name == name)
-    use = min((r for r in parsed.references if r.name == name), key=lambda r: r.span.start_line)
-    assert use.span.start_line < definition.name_span.start_line, "the fixture must use the name first"
-    return definition, use.span.start_line, use.span.start_col
-
-
-@pytest.mark.parametrize(("fixture", "name"), USED_BEFORE_DEFINED)
-def test_go_to_definition_from_a_use_above_lands_on_the_name(workspace: Workspace, fixture: str, name: str) -> None:
-    definition, line, col = _definition_and_use(workspace, fixture, name)
-    hits = workspace.definitions_at(fixture, line, col + 1)
-    assert hits and (hits[0].path, hits[0].span) == (fixture, definition.name_span)
-
-
-@pytest.mark.parametrize(("fixture", "name"), USED_BEFORE_DEFINED)
-def test_ctrl_t_lands_on_the_definition_not_on_the_use_above(workspace: Workspace, fixture: str, name: str) -> None:
-    definition, _, _ = _definition_and_use(workspace, fixture, name)
-    answer = workspace.search_answer(SearchRequest(query=name, limit=50))
-    result = next(result for result in answer.results if result.path == fixture)
-    entry = convert.workspace_symbol(result, convert.ClientColumns("utf-16"))
-    start = entry.location.range.start  # type: ignore[union-attr]
-    assert (start.line, start.character) == (definition.name_span.start_line, definition.name_span.start_col)
-
-
-# (fixture, callee, the definition that calls it, the caller's file): graph edges, one across files.
-CALL_EDGES = [
-    ("kv_util.erl", "first", "lookup", "kv_store.erl"),
-    ("kv_store.erl", "normalize", "put", "kv_store.erl"),
-    ("stats.R", "scale01", "add", "stats.R"),
-    ("ring.clj", "not-found", "route", "ring.clj"),
-    ("Counter.elm", "clamp", "update", "Counter.elm"),
-    ("shapes.d", "square", "area", "shapes.d"),
-    ("store.gleam", "clamp", "new", "store.gleam"),
-    ("Counter.svelte", "clamp", "increment", "Counter.svelte"),
-    ("smooth.m", "smooth", "apply", "Filter.m"),  # across files
-]
-
-
-@pytest.mark.parametrize(("fixture", "callee", "caller", "caller_file"), CALL_EDGES)
-def test_calls_are_graph_edges(workspace: Workspace, fixture: str, callee: str, caller: str, caller_file: str) -> None:
-    target = next(s for s in workspace.snapshot().parsed[fixture].symbols if s.name == callee)
-    callers = {(s.name, s.path) for s, _ in workspace.incoming_calls(target)}
-    assert (caller, caller_file) in callers

@@ -9,8 +9,9 @@ import pytest
 from tree import indexed_workspace
 
 from fourfold.engine import SearchError, SearchRequest, Workspace
-from fourfold.engine.model.profiles import MAX_QUERY_LENGTH
+from fourfold.engine.model.profiles import FIND_DEFINITION, MAX_QUERY_LENGTH, UNDERSTAND_CODE
 from fourfold.engine.model.records import Span
+from fourfold.engine.query.request import Ranking
 from fourfold.engine.rank.fusion import FusedResult
 from fourfold.engine.search.decompose import (
     FILE,
@@ -24,6 +25,7 @@ from fourfold.engine.search.decompose import (
     issue_language,
     issue_prior,
     module_files,
+    part_request,
     plan,
     resolve_path,
     should_decompose,
@@ -312,3 +314,13 @@ def test_a_decomposed_answer_ranks_the_functions_of_its_files(workspace: Workspa
     top = {row["symbol"]: row["why"] for row in functions[:4]}
     assert "frame" in top["TableWrite.__call__"] and "frame" in top["write"]  # the traceback's own frames
     assert "RST" in top and "named" in top["RST"]
+
+
+def test_a_part_of_an_issue_adds_no_short_forms_and_keeps_the_other_switches() -> None:
+    request = SearchRequest("a pasted issue", ranking=Ranking(path_terms=False))
+    for part in (Part(PROSE, "how the header rows are written", UNDERSTAND_CODE, 1.0),
+                 Part(IDENTIFIER, "header_rows", FIND_DEFINITION, 1.0)):
+        ranking = part_request(part, request, "default", semantic=False).ranking
+        assert ranking.abbreviations is False  # an issue's hundreds of words, each with its short forms, blur
+        assert ranking.path_terms is False and ranking.definitions is True  # the caller's other switches stand
+    assert SearchRequest("how are the header rows written").ranking.abbreviations is True

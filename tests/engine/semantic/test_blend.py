@@ -8,14 +8,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fourfold.engine.model.settings import BACKENDS, Settings
-from fourfold.engine.query.request import SearchRequest
+from fourfold.engine.model.settings import BACKENDS
 from fourfold.engine.semantic.backends import make_backend
 from fourfold.engine.semantic.blend import BlendBackend
 from fourfold.engine.semantic.embedcache import CacheKey, EmbedCache, embed_cached
 from fourfold.engine.semantic.embedding import CodeBackend, LocalBackend
 from fourfold.engine.semantic.vectors import VectorIndex
-from fourfold.engine.service.workspace import Workspace
 
 TEXTS = [
     "net/retry.py\nfunction retry with backoff\ndef retry_with_backoff(call, attempts):\n"
@@ -84,28 +82,7 @@ def test_blended_vectors_round_trip_through_the_cache_and_the_vector_index(tmp_p
     assert ranked[0][0] == "d0"
 
 
-def test_blend_is_a_setting_and_serves_search_through_a_workspace(tmp_path: Path) -> None:
+def test_blend_is_a_setting() -> None:
+    """It serves search through a workspace as `code` does (test_code_model.py, both backends)."""
     assert "blend" in BACKENDS
     assert make_backend("blend").name == "blend"
-    root = tmp_path / "repo"
-    (root / "net").mkdir(parents=True)
-    (root / "web").mkdir()
-    (root / "net" / "retry.py").write_text(
-        "import time\n\n\ndef retry_with_backoff(call, attempts):\n    for attempt in range(attempts):\n"
-        "        try:\n            return call()\n        except TimeoutError:\n            time.sleep(2 ** attempt)\n"
-    )
-    (root / "web" / "render.py").write_text(
-        "def render_template(name, context):\n    html = env.get_template(name)\n    return html.render(context)\n"
-    )
-    settings = Settings(semantic_backend="blend", index_dir=str(tmp_path / "index"))
-    workspace = Workspace(root, settings, background=False)
-    try:
-        workspace.refresh()
-        workspace.embed_pending()
-        status = workspace.status()
-        assert status["backend"] == "blend" and status["embedded"] == status["chunks"] > 0
-        result = workspace.search_dict(SearchRequest(QUERY, preset="quick"))
-        assert result["modalities"]["semantic"]["ran"]
-        assert result["results"][0]["path"] == "net/retry.py"
-    finally:
-        workspace.close()

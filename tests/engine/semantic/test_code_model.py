@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from fourfold.engine.model.settings import BACKENDS, Settings
 from fourfold.engine.query.request import SearchRequest
@@ -119,7 +120,8 @@ def test_make_backend_and_settings_know_the_code_backend() -> None:
     assert make_backend("wordllama").model == "wordllama-l2_supercat"
 
 
-def test_code_backend_serves_search_through_a_workspace(tmp_path: Path) -> None:
+@pytest.mark.parametrize("backend", ["code", "blend"])
+def test_code_backend_serves_search_through_a_workspace(tmp_path: Path, backend: str) -> None:
     root = tmp_path / "repo"
     (root / "net").mkdir(parents=True)
     (root / "web").mkdir()
@@ -130,13 +132,13 @@ def test_code_backend_serves_search_through_a_workspace(tmp_path: Path) -> None:
     (root / "web" / "render.py").write_text(
         "def render_template(name, context):\n    html = env.get_template(name)\n    return html.render(context)\n"
     )
-    settings = Settings(semantic_backend="code", index_dir=str(tmp_path / "index"))
+    settings = Settings(semantic_backend=backend, index_dir=str(tmp_path / "index"))
     workspace = Workspace(root, settings, background=False)
     try:
         workspace.refresh()
         workspace.embed_pending()
         status = workspace.status()
-        assert status["backend"] == "code" and status["embedded"] == status["chunks"] > 0
+        assert status["backend"] == backend and status["embedded"] == status["chunks"] > 0
         result = workspace.search_dict(SearchRequest("sleep longer after each failed attempt", preset="quick"))
         assert result["modalities"]["semantic"]["ran"]
         assert result["results"][0]["path"] == "net/retry.py"
