@@ -231,17 +231,22 @@ class Workspace:
             self.store.drop_damaged(damaged)
         return self._rebuilt(empty, files, decoded, packed, grams, graph=self._stored_graph(files, decoded))
 
+    def _entry_of(self, name: str, files: dict[str, FileRecord]) -> tuple[str | None, bytes | None]:
+        """A derived entry's fingerprint (what it was built from, to know when to store it again) and its
+        blob when it was built from exactly these rows; (None, None) when there is none to read."""
+        stored = self.store.read_derived(name)
+        if stored is None or not files:
+            return None, None
+        return stored[0], stored[1] if stored[0] == fingerprint(files.values()) else None
+
     def _saved_index(self, rows: Sequence[EncodedRow], files: dict[str, FileRecord]) -> SavedIndex | None:
         """The saved indexes when they were built from these very rows; None (build them) otherwise."""
-        stored = self.store.read_derived(SAVED_ENTRY)
-        if stored is None or not files:
-            return None
-        self._saved_fingerprint = stored[0]
-        if stored[0] != fingerprint(files.values()):
+        self._saved_fingerprint, blob = self._entry_of(SAVED_ENTRY, files)
+        if blob is None:
             return None
         try:
             with paused_gc():
-                saved = SavedIndex.decode(stored[1])
+                saved = SavedIndex.decode(blob)
         except DamagedSaved as error:
             log.warning("%s: %s; the indexes are built again", self.store.path, error)
             self.store.repairs.append(f"saved indexes were damaged ({error}); rebuilt")
@@ -274,14 +279,11 @@ class Workspace:
     def _stored_graph(self, files: dict[str, FileRecord], parsed: Mapping[str, ParsedFile]) -> CodeGraph | None:
         """The graph of the loaded rows, deferred on their stored centrality; None (build it) when the
         centrality stored is missing, damaged or was computed from other rows."""
-        stored = self.store.read_derived(RANK_ENTRY)
-        if stored is None or not files:
-            return None
-        self._stored_fingerprint = stored[0]
-        if stored[0] != fingerprint(files.values()):
+        self._stored_fingerprint, blob = self._entry_of(RANK_ENTRY, files)
+        if blob is None:
             return None
         try:
-            rank = StoredRank.decode(stored[1])
+            rank = StoredRank.decode(blob)
         except DamagedRank as error:
             log.warning("%s: %s; the graph is built again", self.store.path, error)
             self.store.repairs.append(f"stored centrality was damaged ({error}); recomputed")

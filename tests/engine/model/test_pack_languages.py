@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 
-from fourfold.engine.graph.imports import FileSet, resolve_import
 from fourfold.engine.index.structure import KINDS, parse_file
 from fourfold.engine.model.languages import GRAMMARS, detect_language, grammar
 from fourfold.engine.model.records import ParsedFile, Symbol
@@ -330,41 +329,6 @@ IMPORTS = [
 @pytest.mark.parametrize(("fixture", "expected"), IMPORTS)
 def test_imports_are_normalised(fixture: str, expected: set[str]) -> None:
     assert set(parse(fixture).imports) == expected
-
-
-# (language, spec, importer, files, expected target)
-RESOLUTIONS = [
-    ("r", "helpers.R", "R/stats.R", ["R/helpers.R", "R/stats.R"], ["R/helpers.R"]),
-    ("erlang", "kv_util", "src/kv_store.erl", ["src/kv_util.erl", "src/kv_store.erl"], ["src/kv_util.erl"]),
-    ("erlang", "kv_store.hrl", "src/kv_store.erl", ["include/kv_store.hrl"], ["include/kv_store.hrl"]),
-    ("erlang", "kernel/include/logger.hrl", "src/a.erl", ["src/a.erl"], []),
-    ("clojure", "demo.http-util", "src/demo/ring.clj", ["src/demo/http_util.clj"], ["src/demo/http_util.clj"]),
-    ("clojure", "demo.shared", "src/demo/ring.clj", ["src/demo/shared.cljc"], ["src/demo/shared.cljc"]),
-    ("elm", "Counter.Format", "src/Counter.elm", ["src/Counter/Format.elm"], ["src/Counter/Format.elm"]),
-    ("nim", "shapes/circle", "src/geometry.nim", ["src/shapes/circle.nim"], ["src/shapes/circle.nim"]),
-    ("nim", "std/math", "src/geometry.nim", ["src/math.nim"], []),
-    ("d", "demo.util", "source/demo/shapes.d", ["source/demo/util.d"], ["source/demo/util.d"]),
-    ("d", "demo.io", "source/demo/shapes.d", ["source/demo/io/package.d"], ["source/demo/io/package.d"]),
-    ("gleam", "store/codec", "src/store.gleam", ["src/store/codec.gleam"], ["src/store/codec.gleam"]),
-    ("vue", "./api", "src/TodoList.vue", ["src/api.ts"], ["src/api.ts"]),
-    ("svelte", "./Button.svelte", "src/Counter.svelte", ["src/Button.svelte"], ["src/Button.svelte"]),
-    ("cuda", "saxpy.cuh", "src/saxpy.cu", ["src/saxpy.cuh"], ["src/saxpy.cuh"]),
-    ("tcl", "util.tcl", "lib/queue.tcl", ["lib/util.tcl"], ["lib/util.tcl"]),
-    ("racket", "util.rkt", "shapes.rkt", ["util.rkt"], ["util.rkt"]),
-    ("purescript", "Demo.Format", "src/Demo/Counter.purs", ["src/Demo/Format.purs"], ["src/Demo/Format.purs"]),
-    ("verilog", "defs.svh", "rtl/counter.sv", ["rtl/defs.svh"], ["rtl/defs.svh"]),
-    ("verilog", "counter_pkg", "rtl/top.sv", ["rtl/counter_pkg.sv"], ["rtl/counter_pkg.sv"]),
-    ("ada", "Stacks.Limits", "src/main.adb", ["src/stacks-limits.ads", "src/stacks-limits.adb"],
-     ["src/stacks-limits.ads"]),
-    ("pascal", "Geometry.Points", "src/Shapes.pas", ["src/Geometry.Points.pas"], ["src/Geometry.Points.pas"]),
-    ("gdscript", "res://actors/enemy.gd", "game/actors/player.gd", ["game/actors/enemy.gd"], ["game/actors/enemy.gd"]),
-]
-
-
-@pytest.mark.parametrize(("language", "spec", "importer", "paths", "expected"), RESOLUTIONS)
-def test_module_edges_resolve(language: str, spec: str, importer: str, paths: list[str],
-                              expected: list[str]) -> None:
-    assert resolve_import(spec, importer, language, FileSet.of(paths)) == expected
 
 
 # (fixture, qualified, doc): each language's own doc comment or docstring.
