@@ -150,7 +150,10 @@ class CodeGraph:
         self._tiers: dict[str, dict[str, int]] = {}  # path -> simple name -> tier it resolved at
         self._evidence: dict[Edge, dict[Contribution, int]] = {}
         self._added: dict[str, dict[str, list[tuple[Edge, Contribution]]]] = {}  # path -> group -> evidence
-        self._touched: set[Edge] = set()
+        # Edges whose evidence changed since the last flush, in the order they were touched: a dict, not a
+        # set, so a node's predecessors come out in one order in every process (a set of strings
+        # iterates in hash order, which differs per process and changed 27 of 1,876 graph answers).
+        self._touched: dict[Edge, None] = {}
         self._stale_files: set[str] = set()
         self._stale_names: set[tuple[str, str]] = set()
         self._stale_headers: set[str] = set()
@@ -458,7 +461,7 @@ class CodeGraph:
                         evidences[edge] = {contribution: 1}
                     else:
                         evidence[contribution] = evidence.get(contribution, 0) + 1
-                    touched.add(edge)
+                    touched[edge] = None
             if not added:
                 del groups[name]
         if not groups:
@@ -515,7 +518,7 @@ class CodeGraph:
         self._added.setdefault(path, {}).setdefault(group, []).append((edge, contribution))
         evidence = self._evidence.setdefault(edge, {})
         evidence[contribution] = evidence.get(contribution, 0) + 1
-        self._touched.add(edge)
+        self._touched[edge] = None
 
     def _drop_group(self, path: str, group: str) -> None:
         for edge, contribution in self._added.get(path, {}).pop(group, []):
@@ -523,7 +526,7 @@ class CodeGraph:
             evidence[contribution] -= 1
             if evidence[contribution] == 0:
                 del evidence[contribution]
-            self._touched.add(edge)
+            self._touched[edge] = None
 
     def _drop_evidence(self, path: str, keep: tuple[str, ...] = ()) -> None:
         for group in [g for g in self._added.get(path, {}) if g not in keep]:
