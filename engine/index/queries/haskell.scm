@@ -20,6 +20,6 @@
 
 (apply function: (variable) @name) @reference.call
 (apply function: (qualified (variable) @name)) @reference.call
-(infix left_operand: (variable) @name) @reference
+(infix left_operand: (variable) @name) @reference.value
 
 (import module: (module) @import)

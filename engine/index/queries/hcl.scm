@@ -14,7 +14,7 @@
   (#eq? @_locals "locals"))
 
 (expression (variable_expr (identifier) @_root) . (get_attr (identifier) @name)
-  (#any-of? @_root "var" "local" "module" "data")) @reference
+  (#any-of? @_root "var" "local" "module" "data")) @reference.value
 (function_call (identifier) @name) @reference.call
 
 (block

@@ -11,5 +11,5 @@
 (create_schema (identifier) @name) @definition.namespace
 (column_definition name: (identifier) @name) @definition.field
 
-(relation (object_reference name: (identifier) @name)) @reference
+(relation (object_reference name: (identifier) @name)) @reference.type
 (invocation (object_reference name: (identifier) @name)) @reference.call

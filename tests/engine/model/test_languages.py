@@ -537,3 +537,15 @@ def test_a_dart_body_beside_its_signature_belongs_to_the_definition() -> None:
 @pytest.mark.parametrize("kind", sorted(KINDS))
 def test_every_kind_has_a_workspace_symbol_icon(kind: str) -> None:
     assert symbol_kind(kind) != FALLBACK_KIND
+
+
+@pytest.mark.parametrize(("path", "source", "name"), [
+    ("Main.hs", "module Main where\nmain = step `seq` pure ()\n", "step"),
+    ("main.tf", 'resource "aws_instance" "web" {\n  ami = var.image_id\n}\n', "image_id"),
+    ("q.sql", "CREATE TABLE users (id INT);\nSELECT id FROM users;\n", "users"),
+])
+def test_every_reference_pattern_of_a_query_file_is_read(path: str, source: str, name: str) -> None:
+    """A query's reference captures all say what they are (`@reference.value`): a bare `@reference`
+    was never read, so Haskell's infix operands, Terraform's `var.x` and SQL's tables went missing."""
+    references = parse_file(path, source, detect_language(path)).references
+    assert name in {reference.name for reference in references}
