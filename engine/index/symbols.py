@@ -30,6 +30,7 @@ import numpy as np
 
 from ..model.profiles import CALLABLE_KINDS, SYMBOL_TIERS, TYPE_KINDS
 from ..model.records import Span, Symbol
+from ..model.tokens import name_stems
 
 __all__ = ["SymbolMatch", "SymbolTable", "parse_symbol_query"]
 
@@ -219,6 +220,20 @@ class SymbolTable:
             qualifiers = ()
         return self._ranked(_Query(parts[-1], qualifiers, kinds), tiers=tuple(SYMBOL_TIERS), limit=limit)
 
+    def worded(self, words: Iterable[str], min_words: int) -> list[Symbol]:
+        """Symbols whose name is spelled out by the words: every content word of the name (at least
+        `min_words` of them) is among `words` (stemmed). `how nvm detects whether a version is already
+        installed` spells `nvm_is_version_installed`. Names with more of the words come first."""
+        asked = frozenset(words)
+        found: list[tuple[int, tuple[object, ...], Symbol]] = []
+        for index, hidden in ((self._base, self._overlay_paths), (self._overlay, frozenset[str]())):
+            for count, position in index.worded(asked, min_words):
+                symbol = index.symbols[position]
+                if symbol.path not in hidden and not symbol.reexport_of:
+                    found.append((-count, _rank_key(symbol), symbol))
+        found.sort(key=lambda entry: entry[:2])
+        return [symbol for _, _, symbol in found]
+
     def _scopes(self, qualifier: str) -> bool:
         """Whether some symbol's container, folder or file stem is `qualifier`."""
         return any(qualifier.lower() in index.scoped for index in (self._base, self._overlay))
@@ -372,6 +387,27 @@ class _Index:
 
     def __len__(self) -> int:
         return len(self.symbols)
+
+    @cached_property
+    def _stemmed(self) -> tuple[dict[str, tuple[str, ...]], dict[str, list[str]]]:
+        """Each word key's stemmed content words, and the word keys each stem occurs in."""
+        stems: dict[str, tuple[str, ...]] = {}
+        keys_of: dict[str, list[str]] = {}
+        for key, positions in self.words.items():
+            found = name_stems(self.symbols[positions[0]].name)
+            stems[key] = found
+            for word in found:
+                keys_of.setdefault(word, []).append(key)
+        return stems, keys_of
+
+    def worded(self, asked: frozenset[str], min_words: int) -> Iterator[tuple[int, int]]:
+        """(content word count, position) of the symbols whose every content word is asked."""
+        stems, keys_of = self._stemmed
+        keys = {key for word in asked for key in keys_of.get(word, ())}
+        for key in sorted(keys):
+            found = stems[key]
+            if len(found) >= min_words and asked.issuperset(found):
+                yield from ((len(found), position) for position in self.words[key])
 
     def search(
         self, query: _Query, tiers: Sequence[str], limit: int | None, hidden: frozenset[str]

@@ -281,6 +281,17 @@ SYMBOL_TIERS: Final[Mapping[str, float]] = MappingProxyType(
 # Tiers that mean "this name exists" (same name, or same words), as opposed to a prefix or fuzzy guess:
 # what a question's word must reach to count as structural evidence, and a target to count as defined.
 NAMED_TIERS: Final[frozenset[str]] = frozenset({"exact", "case", "words"})
+# A question's plain words name a definition when they say every content word of its name, and the
+# name has at least this many (`version is already installed` names `nvm_is_version_installed`). One
+# word is not enough: looking up a question's single words (`routing`) cost semble 0.02 NDCG@10.
+WORDED_NAME_MIN_WORDS: Final = 2
+# ... and when the name says at least this share of the question's words: a name that covers two of
+# seven (`channel_join` in "real-time channel messaging, topics, and join/leave") is one detail of it.
+WORDED_NAME_MIN_SHARE: Final = 0.5
+# A described name that more files than this define is a role several files play (each session
+# backend's `SessionStore` for "how is the session stored"), not the one place the question means;
+# stricter than GENERIC_NAME_FILES, because here the question never wrote the name.
+WORDED_NAME_MAX_FILES: Final = 2
 # A name that exists in another case or spelling only (`FileBasedCache` for `filebasedcache`): what a
 # find_similar seed named without an exact definition may still be.
 SPELLING_TIERS: Final[frozenset[str]] = frozenset({"case", "words"})

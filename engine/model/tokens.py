@@ -89,6 +89,13 @@ def with_abbreviations(tokens: Sequence[str]) -> list[str]:
     return [*tokens, *dict.fromkeys(extra)]
 
 
+def name_stems(name: str) -> tuple[str, ...]:
+    """The stemmed content words of an identifier, each once (`nvm_is_version_installed` -> nvm,
+    version, install): what a question has to say to name the symbol in plain words."""
+    parts = split_identifier(name)
+    return tuple(dict.fromkeys(stem(part) for part in parts if len(part) >= MIN_TOKEN and part not in STOP_WORDS))
+
+
 def split_identifier(word: str) -> list[str]:
     """The lowercase parts of an identifier, digits dropped: `parseHTTPConfig2` -> parse, http, config."""
     parts: list[str] = []

@@ -3,8 +3,16 @@
 from __future__ import annotations
 
 from ..index.snapshot import Snapshot
-from ..model.profiles import DEFINITION_KINDS, NAMED_TIERS
+from ..model.profiles import (
+    DEFINITION_KINDS,
+    NAMED_TIERS,
+    SYMBOL_TIERS,
+    WORDED_NAME_MAX_FILES,
+    WORDED_NAME_MIN_SHARE,
+    WORDED_NAME_MIN_WORDS,
+)
 from ..model.records import Hit, Symbol
+from ..model.tokens import name_stems
 from ..query.intent import is_product_name
 from ..query.parsedquery import ParsedQuery, named_file
 from ..query.request import Ranking
@@ -47,4 +55,20 @@ def structural(snapshot: Snapshot, query: ParsedQuery, features: Ranking, depth:
             key = (match.symbol.path, match.symbol.qualified)
             if key not in merged or merged[key].score < match.score:
                 merged[key] = _symbol_hit(match.symbol, match.score)
+    if features.worded_names:
+        _add_worded(snapshot, query, merged, depth)
     return sorted(merged.values(), key=lambda hit: -hit.score)[:depth]
+
+
+def _add_worded(snapshot: Snapshot, query: ParsedQuery, merged: dict[tuple[str, str], Hit], depth: int) -> None:
+    """The definitions a question names in plain words, ranked below the names it writes as code."""
+    asked = set(query.tokens)
+    least = max(WORDED_NAME_MIN_WORDS, WORDED_NAME_MIN_SHARE * len(asked))
+    for symbol in snapshot.symbols.worded(asked, WORDED_NAME_MIN_WORDS)[:depth]:
+        key = (symbol.path, symbol.qualified)
+        words = len(name_stems(symbol.name))
+        if symbol.kind not in DEFINITION_KINDS or key in merged or words < least:
+            continue
+        if len({found.path for found in snapshot.symbols.definitions(symbol.name)}) > WORDED_NAME_MAX_FILES:
+            continue  # every session backend's `SessionStore`: a role the question describes, not one place
+        merged[key] = _symbol_hit(symbol, SYMBOL_TIERS["prefix"] + words / 10)

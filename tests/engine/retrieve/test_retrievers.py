@@ -284,3 +284,41 @@ def test_a_question_word_finds_the_short_form_code_writes(tmp_path: Path) -> Non
         opened.close()
     assert found and found[0].symbol == "read_cfg"  # `cfg` is how the code writes "configuration"
     assert plain and plain[0].symbol == "read_notes"  # `read` alone: the file that says it most
+
+
+WORDED = {
+    "tool/install.py": ("def is_version_installed(version):\n    return version in INSTALLED\n\n\n"
+                        "def download(url):\n    return url\n"),
+    "tool/fetch.py": "def download_file(url):\n    return url\n",
+    **{f"backends/{name}.py": "class SessionStore:\n    pass\n" for name in ("db", "file", "cache")},
+}
+
+
+@pytest.fixture(scope="module")
+def worded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
+    root = tmp_path_factory.mktemp("worded") / "repo"
+    for name, text in WORDED.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    opened = Workspace(root, Settings(index_dir=str(root.parent / "index"), semantic_backend="none"), background=False)
+    opened.refresh()
+    yield opened
+    opened.close()
+
+
+def test_a_question_names_a_definition_by_saying_every_word_of_it(worded: Workspace) -> None:
+    snapshot = worded.snapshot()
+    question = parse_query("how does it check whether a version is installed")
+    assert [(hit.path, hit.symbol) for hit in structural(snapshot, question, FULL, 100)] == [
+        ("tool/install.py", "is_version_installed")]
+    assert structural(snapshot, question, Ranking(worded_names=False), 100) == []
+
+
+def test_a_name_that_says_a_small_part_of_the_question_or_a_role_of_many_files_is_not_looked_up(
+        worded: Workspace) -> None:
+    snapshot = worded.snapshot()
+    # `download_file` says two of this question's six words; `download` is one word.
+    long = parse_query("how does the tool download a file when the network fails and retries")
+    assert structural(snapshot, long, FULL, 100) == []
+    # Three backends define `SessionStore`: the question describes their role, not one of them.
+    assert structural(snapshot, parse_query("where is the session store"), FULL, 100) == []
