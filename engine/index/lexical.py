@@ -46,7 +46,7 @@ logging.getLogger("bm25s").setLevel(logging.WARNING)
 TOKEN_CACHE_SIZE = 1 << 17
 
 # Bump when `chunk_tokens` changes what a chunk's tokens are: a stored index of other tokens is stale.
-STORED_FORMAT = 1
+STORED_FORMAT = 2
 MANIFEST = "fourfold.json"
 _HASH_BLOCK = 1 << 20
 

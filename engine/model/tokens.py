@@ -40,7 +40,23 @@ _PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+")
 _DIGITS_OR_UNDERSCORE = re.compile(r"[\d_]+")
 _VOWEL = re.compile(r"[aeiouy]")
 # Suffix rules, tried in order; the first that applies wins: (suffix, replacement, min stem length).
+# The derivational endings come first: a question names an action by its noun (`validation`,
+# `connection`, `serialization`, `notification`) or its doer (`validator`, `iterator`), where code
+# names it by its verb (`validate`, `connect`, `serialize`, `notify`, `iterate`); they reach the
+# verb's stem. `-tor`/`-sor` only, not every `-or`: `error`, `color` and `minor` are no doers.
 SUFFIX_RULES: tuple[tuple[str, str, int], ...] = (
+    ("izations", "iz", 3),
+    ("ization", "iz", 3),
+    ("ifications", "ifi", 2),
+    ("ification", "ifi", 2),
+    ("urations", "ur", 3),
+    ("uration", "ur", 3),
+    ("ions", "", 3),
+    ("ion", "", 3),
+    ("tors", "t", 3),
+    ("tor", "t", 3),
+    ("sors", "s", 3),
+    ("sor", "s", 3),
     ("sses", "ss", 2),
     ("ies", "i", 2),
     ("ied", "i", 2),
