@@ -182,6 +182,13 @@ FUSED_PATH_TERM_BOOST: Final = 1.0
 # share of its next FILE_COHERENCE_CHUNKS chunks' (a file with several good chunks is about the topic).
 FILE_COHERENCE: Final = 0.1
 FILE_COHERENCE_CHUNKS: Final = 3
+# File-level agreement for understanding questions: a file's score also gains this share of its own RRF
+# score as one item (its best rank in each modality, over all its chunks). Chunk-level RRF counts
+# agreement only when the retrievers find the same chunk, which favours a small file whose one class
+# they both find over a hub file found at two of its functions (issue 14, architecture questions:
+# `connect.c`, `SqlMapper.cs`, `createStore.ts`). 1.0 counts the file as one item beside its best chunk,
+# neither more nor less: set by that reading, not fitted (hubs.md in the notes has 0.5 and 2.0 too).
+FILE_AGREEMENT: Final = 1.0
 # Intents for which a stated name's definition is the answer. Not references or impact: there the
 # definition is the one place that is not an answer.
 DEFINITION_INTENTS: Final[frozenset[str]] = frozenset({FIND_DEFINITION, UNDERSTAND_CODE, FIND_SIMILAR, EXACT_MATCH})

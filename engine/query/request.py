@@ -22,6 +22,8 @@ class Ranking:
     `one_per_file` lists each file once, at its best chunk, with its other matches attached: a page of
     ten files answers a question better than ten chunks of one. `file_aggregation` adds a share of a
     file's next best chunks to its score for an understanding question.
+    `file_agreement` also counts, for an understanding question, a file's best rank in each retriever
+    over all its chunks, as if the file were one item (a hub found at two functions agrees with itself).
     `k` overrides the preset's RRF constant; `without` removes modalities from every route;
     `binary_vectors` off scores every vector exactly instead of a binary shortlist rescored in float;
     `word_weights` weighs a semantic query's words by how rare they are among the chunks;
@@ -35,6 +37,7 @@ class Ranking:
     path_terms: bool = True
     one_per_file: bool = True
     file_aggregation: bool = True
+    file_agreement: bool = True
     path_priors: bool = True
     centrality: bool = True
     word_weights: bool = True

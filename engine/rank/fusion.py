@@ -47,8 +47,9 @@ class FusedResult:
     result is the definition of a name the query states, NAMED_FILE_SCALE more in the file named
     after it) and undemoted, so
     `score == (sum(contributions) + coherence) × prior`, times the demotion factor when `demoted`.
-    `coherence` is the share of the file's other chunks' scores added for an understanding question,
-    `prior` what the file's path says about it as an answer to one (1 otherwise). `ranks` are 0-based
+    `coherence` is what the rest of the file adds to its best chunk for an understanding question: the
+    share of its other chunks' scores, plus its file-level agreement (`fuse`'s `agreement`); `prior`
+    what the file's path says about it as an answer to one (1 otherwise). `ranks` are 0-based
     positions in each retriever's list.
     """
 
@@ -240,11 +241,13 @@ def _score_key(scored: _Scored) -> tuple[float, str, Span, str]:
 
 
 def _result(
-    best: _Scored, others: Sequence[_Scored], demote: float | None, prior: float, coherence: float
+    best: _Scored, others: Sequence[_Scored], demote: float | None, prior: float, coherence: float,
+    agreement: float = 0.0,
 ) -> FusedResult:
-    """The file's result at its best cluster; `demote` is the demotion factor when the file is demoted."""
+    """The file's result at its best cluster; `demote` is the demotion factor when the file is demoted,
+    `agreement` the file-level RRF score added to it (`_file_agreement`)."""
     hit = best.representative.hit
-    added = coherence * sum(other.total for other in others[:FILE_COHERENCE_CHUNKS])
+    added = coherence * sum(other.total for other in others[:FILE_COHERENCE_CHUNKS]) + agreement
     spans = {e.hit.span for s in (best, *others) for e in s.cluster.entries}
     spans.discard(hit.span)
     kind = hit.kind or next((e.hit.kind for e in best.cluster.entries if e.hit.kind), None)
@@ -271,6 +274,21 @@ def _result(
     )
 
 
+
+
+def _file_agreement(items: Sequence[_Scored], weights: Mapping[str, float], k: int) -> float:
+    """Weighted RRF of the file as one item: its best rank in each modality, over all its clusters.
+
+    Chunk-level fusion rewards agreement only when the retrievers find the same chunk: a small file
+    whose one class both find sums two contributions, while a hub file found by the embeddings at
+    its dispatch function and by BM25 at its class docstring gets the better of the two. Counted at
+    file level, the hub's two findings agree as well.
+    """
+    best: dict[str, int] = {}
+    for item in items:
+        for modality, rank in item.ranks.items():
+            best[modality] = min(best.get(modality, rank), rank)
+    return sum(weights.get(modality, 0.0) / (k + rank + 1) for modality, rank in best.items())
 
 
 def _function_shown(items: Sequence[_Scored]) -> _Scored | None:
@@ -310,6 +328,7 @@ def fuse(
     symbol_prior: Callable[[str | None], float] | None = None,
     one_per_file: bool = True,
     coherence: float = 0.0,
+    agreement: float = 0.0,
     line_level: bool = False,
 ) -> list[FusedResult]:
     """Fuse each modality's ranked hits into one list, best first, one result per file.
@@ -322,7 +341,9 @@ def fuse(
     multiplies a file's score by what its path says (tests and examples lower for an understanding
     question), `symbol_prior` a cluster's by what its enclosing symbol says (an inline test module).
     `one_per_file` off lists every cluster on its own (the ablation of the file spread).
-    `coherence` adds that share of a file's next FILE_COHERENCE_CHUNKS clusters' scores to its best.
+    `coherence` adds that share of a file's next FILE_COHERENCE_CHUNKS clusters' scores to its best,
+    `agreement` that share of the file's own RRF score, its best rank in each modality over all its
+    clusters (`_file_agreement`; both count in the result's `coherence`).
     `line_level` (understanding questions) shows a file whose best cluster is its head (module code,
     imports, a docstring) at its best function instead, when that scores at least LINE_LEVEL_SHARE of it.
     """
@@ -339,7 +360,8 @@ def fuse(
     results = []
     for (path, _), items in groups.items():
         demote = demote_factor if is_demoted(path) else None
-        result = _result(items[0], items[1:], demote, prior(path) if prior is not None else 1.0, coherence)
+        agreed = agreement * _file_agreement(items, weights, k) if agreement else 0.0
+        result = _result(items[0], items[1:], demote, prior(path) if prior is not None else 1.0, coherence, agreed)
         shown = _function_shown(items) if line_level else None
         results.append(_shown_at(result, shown) if shown is not None else result)
     results.sort(key=lambda r: (-r.score, r.path, r.span))

@@ -9,7 +9,7 @@ of knowledge into a score adjustment, and each can be switched off (`Ranking`) s
 "Why is this first?" is answered here: every feature and the decision to apply it. Two act on the text
 retriever's own list, before its cut to the fusion depth (`boost_chunks` on the BM25 candidates of a
 question, `literal_ranked` on the literal hits of an identifier); `fusion_features` decides the rest
-(definition lift, centrality boost, path priors, file coherence, line-level display), which
+(definition lift, centrality boost, path priors, file coherence and agreement, line-level display), which
 engine/rank/fusion.py applies in its RRF arithmetic. All of them read the query as parsed once
 (engine/query/parsedquery.py) and the switches of the request (`Ranking`).
 """
@@ -32,6 +32,7 @@ from ..model.profiles import (
     DOC_PRIOR,
     EMBEDDED_NAME_SCALE,
     EXAMPLE_PRIOR,
+    FILE_AGREEMENT,
     FILE_COHERENCE,
     FIND_DEFINITION,
     FUSED_PATH_TERM_BOOST,
@@ -203,7 +204,8 @@ class FusionFeatures:
     with the feature off); `names` are the stated names whose definitions are lifted, `generic` those
     lifted only in the file named after them; `prior` what a file's path says about it, `symbol_prior`
     what a hit's enclosing symbol says (a test module inside a source file); `coherence`
-    the share of a file's next chunks added for an understanding question; `line_level` whether a
+    the share of a file's next chunks added for an understanding question, `agreement` the share of its
+    file-level RRF score (its best rank per retriever over all its chunks); `line_level` whether a
     file whose best chunk is its head is shown at its best function.
     """
 
@@ -214,14 +216,15 @@ class FusionFeatures:
     symbol_prior: Callable[[str | None], float] | None
     one_per_file: bool
     coherence: float
+    agreement: float
     line_level: bool
 
 
 def fusion_features(snapshot: Snapshot, query: ParsedQuery, ranking: Ranking, intent: str,
                     direct: bool) -> FusionFeatures:
     """Which features fusion applies for `intent` with the request's switches. The direct path skips
-    fusion (DESIGN §4): the retriever's own order stands, unboosted; path priors and the file spread
-    still apply."""
+    fusion (DESIGN §4): the retriever's own order stands, unboosted, with no file-level agreement (one
+    retriever agrees with nobody); path priors and the file spread still apply."""
     understanding = intent in UNDERSTANDING_INTENTS
     topical = intent in TOPIC_INTENTS
     stated = query.stated
@@ -237,6 +240,7 @@ def fusion_features(snapshot: Snapshot, query: ParsedQuery, ranking: Ranking, in
         symbol_prior=_inline_test_prior if understanding and ranking.path_priors and not query.tests_wanted else None,
         one_per_file=ranking.one_per_file,
         coherence=FILE_COHERENCE if topical and ranking.file_aggregation else 0.0,
+        agreement=FILE_AGREEMENT if topical and not direct and ranking.file_agreement else 0.0,
         line_level=topical,
     )
 

@@ -169,6 +169,7 @@ class Searcher:
             symbol_prior=features.symbol_prior,
             one_per_file=features.one_per_file,
             coherence=features.coherence,
+            agreement=features.agreement,
             line_level=features.line_level,
         )
 

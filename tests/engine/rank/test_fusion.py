@@ -412,6 +412,60 @@ def test_score_is_contributions_plus_coherence_times_prior_and_demotion() -> Non
         assert result.score == _approx((sum(result.contributions.values()) + result.coherence) * result.prior * factor)
 
 
+# --- file-level agreement (issue 14: hub files) ----------------------------------------------------
+# k = 10, two modalities of weight 1: rank r scores 1/(11 + r) in each.
+
+
+def _hub_and_leaf() -> dict[str, list[Hit]]:
+    """hub.py is first in both lists, at two different chunks; leaf.py's one function is fourth in both
+    (between them, files that one retriever finds)."""
+    dispatch, docstring = _hit("hub.py", 0, 5, "dispatch", "function"), _hit("hub.py", 40, 45, "Hub", "class")
+    seen, read = ([_hit(f"{m}{i}.py", 0, 5, f"g{i}", "function") for i in range(3)] for m in ("s", "t"))
+    leaf = _hit("leaf.py", 0, 5, "handle", "function")
+    return {"semantic": [dispatch, *seen, leaf], "text": [docstring, *read, leaf]}
+
+
+def test_chunk_level_fusion_prefers_the_leaf_both_find_at_one_chunk() -> None:
+    by_path = {r.path: r for r in fuse(_hub_and_leaf(), {"semantic": 1.0, "text": 1.0}, 10, _flat)}
+    assert by_path["leaf.py"].score == _approx(2 / 15)  # both agree on its one function
+    assert by_path["hub.py"].score == _approx(1 / 11)  # the better of two chunks, each found by one retriever
+    assert by_path["leaf.py"].score > by_path["hub.py"].score
+
+
+def test_agreement_adds_the_files_own_rrf_over_all_its_chunks() -> None:
+    results = fuse(_hub_and_leaf(), {"semantic": 1.0, "text": 1.0}, 10, _flat, agreement=1.0)
+    by_path = {r.path: r for r in results}
+    hub, leaf = by_path["hub.py"], by_path["leaf.py"]
+    assert hub.coherence == _approx(2 / 11)  # rank 0 in both lists, as a file
+    assert hub.score == _approx(1 / 11 + 2 / 11)
+    assert hub.contributions == {"semantic": _approx(1 / 11)}  # its best chunk's own contributions are untouched
+    assert leaf.coherence == _approx(2 / 15)
+    assert leaf.score == _approx(2 / 15 + 2 / 15)
+    assert results[0].path == "hub.py"
+    for result in results:
+        assert result.score == _approx(sum(result.contributions.values()) + result.coherence)
+
+
+def test_agreement_scales_with_its_share_and_sums_with_coherence() -> None:
+    half = {r.path: r for r in fuse(_hub_and_leaf(), {"semantic": 1.0, "text": 1.0}, 10, _flat,
+                                    agreement=0.5, coherence=0.1)}
+    assert half["hub.py"].coherence == _approx(0.5 * 2 / 11 + 0.1 / 11)  # its second chunk (text rank 0) adds 0.1 of it
+    assert half["leaf.py"].coherence == _approx(0.5 * 2 / 15)
+
+
+def test_agreement_uses_the_weights_and_never_other_files_ranks() -> None:
+    ranked = {"semantic": [_hit("a.py", 0, 5, "f", "function")], "text": [_hit("b.py", 0, 5, "g", "function")]}
+    by_path = {r.path: r for r in fuse(ranked, {"semantic": 0.5, "text": 0.2}, 10, _flat, agreement=1.0)}
+    assert by_path["a.py"].coherence == _approx(0.5 / 11)
+    assert by_path["b.py"].coherence == _approx(0.2 / 11)
+
+
+def test_agreement_zero_is_plain_chunk_level_fusion() -> None:
+    default = fuse(_hub_and_leaf(), {"semantic": 1.0, "text": 1.0}, 10, _flat)
+    assert fuse(_hub_and_leaf(), {"semantic": 1.0, "text": 1.0}, 10, _flat, agreement=0.0) == default
+    assert all(r.coherence == 0.0 for r in default)
+
+
 def test_a_definition_sets_defines_and_doubles_its_contributions_not_boost() -> None:
     definition = _hit("a.py", 0, 5, "Tokenizer", "class")
     (result,) = fuse({"text": [definition]}, {"text": 1.0}, 0, _flat, names=frozenset({"Tokenizer"}), coherence=0.1)

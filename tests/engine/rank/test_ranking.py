@@ -16,6 +16,7 @@ from fourfold.engine.model.profiles import (
     DOC_PRIOR,
     EMBEDDED_NAME_SCALE,
     EXAMPLE_PRIOR,
+    FILE_AGREEMENT,
     FIND_DEFINITION,
     FIND_REFERENCES,
     FUSED_PATH_TERM_BOOST,
@@ -505,6 +506,26 @@ def test_a_generic_embedded_name_boosts_only_the_definition_in_its_home_file(
 ])
 def test_a_test_module_inside_a_source_file_is_told_by_the_qualified_name(qualified: str | None, test: bool) -> None:
     assert is_test_symbol(qualified) is test
+
+
+def test_file_agreement_is_for_fused_understanding_questions_with_the_switch_on(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "retry.py").write_text("def retry(call, attempts=3):\n    return call()\n")
+    opened = Workspace(root, Settings(index_dir=str(tmp_path / "index"), semantic_backend="none"), background=False)
+    try:
+        opened.refresh()
+        snapshot, query = opened.snapshot(), parse_query("how does retry work")
+
+        def agreement(intent: str, ranking: Ranking | None = None, direct: bool = False) -> float:
+            return fusion_features(snapshot, query, ranking or Ranking(), intent, direct=direct).agreement
+
+        assert agreement(UNDERSTAND_CODE) == FILE_AGREEMENT > 0
+        assert agreement(UNDERSTAND_CODE, direct=True) == 0.0  # one retriever agrees with nobody
+        assert agreement(UNDERSTAND_CODE, Ranking(file_agreement=False)) == 0.0
+        assert agreement(FIND_DEFINITION) == agreement(FIND_REFERENCES) == 0.0
+    finally:
+        opened.close()
 
 
 # --- priors per intent ---------------------------------------------------------------------------

@@ -261,13 +261,29 @@ def test_find_references_has_no_prior_and_no_coherence(topic_workspace: Workspac
         _assert_score_identity(row)
 
 
-def test_file_aggregation_off_gives_no_coherence(topic_workspace: Workspace) -> None:
+def test_file_aggregation_and_agreement_off_give_no_coherence(topic_workspace: Workspace) -> None:
     request = SearchRequest("how does retry work")
     assert any(row["coherence"] > 0 for row in _rows(topic_workspace, request).values())
-    rows = _rows(topic_workspace, replace(request, ranking=Ranking(file_aggregation=False)))
+    rows = _rows(topic_workspace, replace(request, ranking=Ranking(file_aggregation=False, file_agreement=False)))
     assert rows["inventory/retry.py"]["prior"] == pytest.approx(NAMED_LIFT)  # the other features stay on
     for row in rows.values():
         assert row["coherence"] == 0.0
+        _assert_score_identity(row)
+
+
+def test_file_agreement_adds_at_least_each_files_best_chunk_rrf(topic_workspace: Workspace) -> None:
+    """The file-level RRF uses the file's best rank per retriever over all its chunks: never worse than its
+    best chunk's ranks, so it adds at least their unboosted RRF to the result's coherence."""
+    request = SearchRequest("how does retry work")
+    response = topic_workspace.search(request)
+    assert response.fusion_strategy == "rrf"
+    weights, k = {m: r.weight for m, r in response.modalities.items()}, response.k
+    with_it = _rows(topic_workspace, request)
+    without = _rows(topic_workspace, replace(request, ranking=Ranking(file_agreement=False)))
+    assert set(with_it) == set(without)
+    for path, row in with_it.items():
+        own = sum(weights[m] / (k + rank + 1) for m, rank in row["ranks"].items())
+        assert row["coherence"] - without[path]["coherence"] >= own - 1e-5, path
         _assert_score_identity(row)
 
 
