@@ -16,6 +16,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from fourfold.engine import SearchRequest, Settings, Workspace
@@ -186,6 +187,9 @@ def test_a_saved_index_reads_back_as_it_was_written() -> None:
         assert back.trigrams.candidates(wanted).tolist() == trigrams.candidates(wanted).tolist()
     assert [m.symbol for m in back.symbols.search("load")] == [m.symbol for m in symbols.search("load")]
     assert back.symbols.definitions("c") == [symbol("c", "c.py")]
+    # The postings are read in place (no widened copy of the doc ids); what a search returns is int64 still.
+    assert back.trigrams.base.docs.dtype == np.uint32
+    assert back.trigrams.candidates(file_trigrams("load")).dtype == np.int64
 
 
 @pytest.mark.parametrize("cut", [0, 8, 20, -1])
