@@ -33,13 +33,25 @@ from .trigram import DamagedTrigrams, TrigramIndex
 
 __all__ = ["DamagedSaved", "SavedIndex"]
 
-MAGIC = b"FFSAVED1"
+MAGIC = b"FFSAVED2"
+# What earlier versions wrote (the symbol table as a pickle): not damage, only another format; built again.
+_OLDER = (b"FFSAVED1",)
 _LENGTH_BYTES = 8
-_PARTS = ("grams", "offsets", "docs", "doc_set", "ids", "paths", "symbols")
+_ALIGN = 64  # bytes: every part starts at a multiple of this within the payload
+_TRIGRAM_PARTS = ("grams", "offsets", "docs", "doc_set")
+_SYMBOL_PARTS = ("layout", "pool", "pool_offsets", "texts", "spans", "base", "lower_of", "sorted_lower", "masks",
+                 "overlay", *(f"{name}_{part}" for name in ("exact", "lower", "words", "scoped", "files")
+                              for part in ("keys", "offsets", "positions")))
+_PARTS = (*_TRIGRAM_PARTS, "ids", "paths", *(f"symbols.{name}" for name in _SYMBOL_PARTS))
 
 
 class DamagedSaved(ValueError):
-    """A stored blob that does not read back whole (the index is opened from the rows instead)."""
+    """A stored blob that does not read back whole (the index is opened from the rows instead).
+    `damaged` is False for a blob of an earlier format, which is only stale (nothing to repair)."""
+
+    def __init__(self, message: str, damaged: bool = True) -> None:
+        super().__init__(message)
+        self.damaged = damaged
 
 
 @dataclass(frozen=True)
@@ -57,18 +69,21 @@ class SavedIndex:
             **self.trigrams.arrays(),
             "ids": np.fromiter(self.doc_ids.values(), dtype=np.int64, count=len(paths)),
             "paths": np.frombuffer("\n".join(paths).encode("utf-8", "surrogatepass"), dtype=np.uint8),
-            "symbols": np.frombuffer(self.symbols.encode(), dtype=np.uint8),
+            **{f"symbols.{name}": array for name, array in self.symbols.arrays().items()},
         }
         layout: dict[str, list[object]] = {}
         chunks: list[bytes] = []
         digest = xxhash.xxh3_128()
         offset = 0
         for name in _PARTS:
-            data = np.ascontiguousarray(parts[name]).tobytes()
-            layout[name] = [offset, len(data), parts[name].dtype.str]
-            chunks.append(data)
-            digest.update(data)
-            offset += len(data)
+            array = np.ascontiguousarray(parts[name])
+            padding = b"\0" * (-offset % _ALIGN)  # each part starts aligned, so it is read in place
+            data = array.tobytes()
+            layout[name] = [offset + len(padding), len(data), array.dtype.str, list(array.shape)]
+            for piece in (padding, data):
+                chunks.append(piece)
+                digest.update(piece)
+            offset += len(padding) + len(data)
         header = json.dumps({"digest": digest.hexdigest(), "rows": self.rows, "parts": layout}).encode()
         return b"".join([MAGIC, len(header).to_bytes(_LENGTH_BYTES, "little"), header, *chunks])
 
@@ -88,8 +103,8 @@ class SavedIndex:
             ids = arrays.pop("ids")
             if ids.dtype != np.int64 or ids.shape != (len(paths),):
                 raise DamagedSaved("stored doc ids do not fit the stored paths")
-            trigrams = TrigramIndex.from_arrays(arrays)
-            symbols = SymbolTable.decode(arrays["symbols"].tobytes())
+            trigrams = TrigramIndex.from_arrays({name: arrays[name] for name in _TRIGRAM_PARTS})
+            symbols = SymbolTable.from_arrays({name: arrays[f"symbols.{name}"] for name in _SYMBOL_PARTS})
         except DamagedSaved:
             raise
         except (DamagedTrigrams, KeyError, TypeError, ValueError, UnicodeError, EOFError, AttributeError,
@@ -99,6 +114,8 @@ class SavedIndex:
 
 
 def _header(blob: bytes) -> tuple[dict[str, object], int]:
+    if blob[: len(MAGIC)] in _OLDER:
+        raise DamagedSaved("stored index is of an earlier format", damaged=False)
     if blob[: len(MAGIC)] != MAGIC:
         raise DamagedSaved("stored index has no header")
     length_end = len(MAGIC) + _LENGTH_BYTES
@@ -113,11 +130,12 @@ def _header(blob: bytes) -> tuple[dict[str, object], int]:
 
 
 def _array(payload: memoryview, where: object) -> np.ndarray:
-    if not (isinstance(where, list) and len(where) == 3):
+    if not (isinstance(where, list) and len(where) == 4 and isinstance(where[3], list)):
         raise DamagedSaved("stored index layout does not decode")
-    offset, size, dtype = where
+    offset, size, dtype, shape = where
     kind = np.dtype(dtype)
     if not (isinstance(offset, int) and isinstance(size, int) and offset >= 0 and offset + size <= len(payload)
-            and size % kind.itemsize == 0):
+            and kind.itemsize and size % kind.itemsize == 0 and all(isinstance(n, int) and n >= 0 for n in shape)
+            and int(np.prod(shape, dtype=np.int64)) * kind.itemsize == size):
         raise DamagedSaved("stored index layout points outside the blob")
-    return np.frombuffer(payload, dtype=kind, count=size // kind.itemsize, offset=offset)
+    return np.frombuffer(payload, dtype=kind, count=size // kind.itemsize, offset=offset).reshape(shape)

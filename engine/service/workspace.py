@@ -248,8 +248,11 @@ class Workspace:
             with paused_gc():
                 saved = SavedIndex.decode(blob)
         except DamagedSaved as error:
-            log.warning("%s: %s; the indexes are built again", self.store.path, error)
-            self.store.repairs.append(f"saved indexes were damaged ({error}); rebuilt")
+            if error.damaged:
+                log.warning("%s: %s; the indexes are built again", self.store.path, error)
+                self.store.repairs.append(f"saved indexes were damaged ({error}); rebuilt")
+            else:
+                log.info("%s: %s; the indexes are built again", self.store.path, error)
             self._saved_fingerprint = None
             return None
         if saved.rows != payload_digest(rows) or saved.doc_ids.keys() != files.keys():
@@ -273,7 +276,12 @@ class Workspace:
             return  # the rows are not the snapshot's (a write is pending); the next refresh or close stores it
         doc_ids = {path: snapshot.doc_ids[path] for path in snapshot.files}
         saved = SavedIndex(rows, doc_ids, snapshot.trigrams, snapshot.symbols)
-        self.store.write_derived(SAVED_ENTRY, current, saved.encode())
+        try:
+            blob = saved.encode()
+        except ValueError as error:  # a symbol holds what the saved table cannot: a restart decodes the rows
+            log.warning("%s: the indexes are not saved (%s)", self.store.path, error)
+            return
+        self.store.write_derived(SAVED_ENTRY, current, blob)
         self._saved_fingerprint = current
 
     def _stored_graph(self, files: dict[str, FileRecord], parsed: Mapping[str, ParsedFile]) -> CodeGraph | None:

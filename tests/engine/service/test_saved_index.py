@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import gc
-import pickle
+import json
 import shutil
 import sqlite3
 from pathlib import Path
@@ -219,16 +219,48 @@ def test_every_field_of_a_symbol_survives_the_saved_table() -> None:
     values = {field.name: Span(1, 2, 3, 4) if "Span" in str(field.type) else f"{field.name}-value"
               for field in dataclasses.fields(Symbol)}
     full = Symbol(**values)  # type: ignore[arg-type]
-    back = SymbolTable.decode(SymbolTable([full]).encode())
-    assert back.definitions(full.name) == [full] and list(back.all()) == [full]
+    bare = Symbol("bare", "function", "b.py", Span(0, 0, 1, 0), Span(0, 4, 0, 8))  # None and empty fields
+    back = SymbolTable.from_arrays(SymbolTable([full, bare]).arrays())
+    assert back.definitions(full.name) == [full] and list(back.all()) == [full, bare]
+    assert back.definitions("bare")[0].container is None and back.definitions("bare") == [bare]
 
 
 def test_a_symbol_table_saved_under_another_layout_is_not_read() -> None:
-    table = SymbolTable([symbol("load", "a.py")])
-    layout, *rest = pickle.loads(table.encode())
-    other = pickle.dumps(((layout[0][:-1], *layout[1:]), *rest))  # as if Symbol had one field less
+    arrays = SymbolTable([symbol("load", "a.py")]).arrays()
+    layout = json.loads(arrays["layout"].tobytes())
+    layout[0] = layout[0][:-1]  # as if Symbol had one field less
+    other = {**arrays, "layout": np.frombuffer(json.dumps(layout).encode(), dtype=np.uint8)}
     with pytest.raises(ValueError, match="another layout"):
-        SymbolTable.decode(other)
+        SymbolTable.from_arrays(other)
+
+
+def test_a_symbol_that_holds_no_text_where_text_belongs_is_not_saved() -> None:
+    odd = dataclasses.replace(symbol("load", "a.py"), doc=("not", "text"))  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="not text"):
+        SymbolTable([odd]).arrays()
+
+
+def test_a_saved_table_answers_every_tier_as_the_table_it_was_saved_from() -> None:
+    """The lookups read from the arrays (bisected keys, CSR positions) give the dicts' answers, in order:
+    exact, other case, same words, prefix, fuzzy, a qualifier, kinds, an overlay of edited files."""
+    names = ["load_config", "LoadConfig", "loadConfig", "load", "loader", "Loader", "reload", "lc", "über_load",
+             "__init__", "get", "get_or_create", "get", "parse", "ParseError"]
+    symbols = [dataclasses.replace(symbol(name, f"pkg/mod{at % 4}.py"), container=f"Box{at % 3}",
+                                   qualified=f"Box{at % 3}.{name}", kind=("function", "class", "variable")[at % 3])
+               for at, name in enumerate(names)]
+    table = SymbolTable(symbols).with_file("pkg/new.py", [symbol("load_new", "pkg/new.py")])
+    table = table.without_file("pkg/mod3.py")
+    back = SymbolTable.from_arrays(table.arrays())
+    assert len(back) == len(table) and list(back.all()) == list(table.all())
+    for query in ("load_config", "loadconfig", "LOAD_CONFIG", "load", "lo", "lcf", "Box1.get", "mod2.parse",
+                  "pkg.mod0.load_config", "z.get", "über", "get", "nothing_here", "ld"):
+        for kinds in (None, frozenset({"class"})):
+            assert back.search(query, kinds) == table.search(query, kinds), (query, kinds)
+    for name in names:
+        assert back.definitions(name) == table.definitions(name)
+    again = SymbolTable.from_arrays(back.arrays())  # a table read back saves the same arrays
+    assert {name: array.tolist() for name, array in again.arrays().items()} == {
+        name: array.tolist() for name, array in back.arrays().items()}
 
 
 def test_only_a_large_loaded_index_is_frozen_out_of_the_collector(tree: Path, tmp_path: Path,
