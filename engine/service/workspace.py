@@ -34,9 +34,18 @@ from ..index.indexjob import index_or_reason as _index_or_reason
 from ..index.indexjob import index_text as _index_text
 from ..index.indexjob import worker_started as _worker_started
 from ..index.lexical import DamagedLexical, LexicalIndex
+from ..index.saved import POINTER as SAVED_POINTER
 from ..index.saved import DamagedSaved, SavedIndex
 from ..index.snapshot import ContentCache, Snapshot
-from ..index.store import EncodedRow, IndexStore, StoredParsed, default_index_dir, fingerprint, payload_digest
+from ..index.store import (
+    SAVED_FILE,
+    EncodedRow,
+    IndexStore,
+    StoredParsed,
+    default_index_dir,
+    fingerprint,
+    payload_digest,
+)
 from ..index.symbols import SymbolTable
 from ..index.trigram import DamagedTrigrams, TrigramIndex, unpack
 from ..model.languages import detect_language
@@ -85,7 +94,8 @@ CATCH_UP_DELAY_S = 0.5
 LEXICAL_ATTEMPTS = 3
 # The store's derived entry that keeps the graph's centrality between runs.
 RANK_ENTRY = "graph.rank"
-# ... and the trigram postings and symbol table, so a restart opens them instead of building them.
+# ... and the trigram postings and symbol table, so a restart opens them instead of building them (the
+# entry names the memory-mapped file beside the index, `store.SAVED_FILE`, that holds them).
 SAVED_ENTRY = "index.saved"
 # The folder, next to the index file, where BM25 is kept between processes (`LexicalIndex.save`).
 LEXICAL_FOLDER = "bm25"
@@ -246,7 +256,10 @@ class Workspace:
             return None
         try:
             with paused_gc():
-                saved = SavedIndex.decode(blob)
+                if blob.startswith(SAVED_POINTER):
+                    saved = SavedIndex.open(self.store.folder, blob)
+                else:  # kept inline by an earlier version
+                    saved = SavedIndex.decode(blob)
         except DamagedSaved as error:
             if error.damaged:
                 log.warning("%s: %s; the indexes are built again", self.store.path, error)
@@ -277,11 +290,11 @@ class Workspace:
         doc_ids = {path: snapshot.doc_ids[path] for path in snapshot.files}
         saved = SavedIndex(rows, doc_ids, snapshot.trigrams, snapshot.symbols)
         try:
-            blob = saved.encode()
-        except ValueError as error:  # a symbol holds what the saved table cannot: a restart decodes the rows
+            pointer = saved.write(self.store.folder / SAVED_FILE)
+        except (ValueError, OSError) as error:  # a symbol the table cannot hold, a full disk: rows are decoded
             log.warning("%s: the indexes are not saved (%s)", self.store.path, error)
             return
-        self.store.write_derived(SAVED_ENTRY, current, blob)
+        self.store.write_derived(SAVED_ENTRY, current, pointer)
         self._saved_fingerprint = current
 
     def _stored_graph(self, files: dict[str, FileRecord], parsed: Mapping[str, ParsedFile]) -> CodeGraph | None:

@@ -11,8 +11,10 @@ from __future__ import annotations
 import dataclasses
 import gc
 import json
+import os
 import shutil
 import sqlite3
+import time
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +22,8 @@ import numpy as np
 import pytest
 
 from fourfold.engine import SearchRequest, Settings, Workspace
-from fourfold.engine.index.saved import DamagedSaved, SavedIndex
-from fourfold.engine.index.store import StoredParsed, encode_parsed
+from fourfold.engine.index.saved import POINTER, DamagedSaved, SavedIndex
+from fourfold.engine.index.store import SAVED_FILE, StoredParsed, encode_parsed
 from fourfold.engine.index.symbols import SymbolTable
 from fourfold.engine.index.trigram import TrigramIndex, file_trigrams
 from fourfold.engine.model.records import ParsedFile, Span, Symbol
@@ -67,8 +69,8 @@ def saved_blob(index: Path) -> bytes:
 
 
 def saved_content(index: Path) -> tuple[Any, ...]:
-    """What the saved entry holds, decoded (its bytes depend on how the pickler shared equal strings)."""
-    saved = SavedIndex.decode(saved_blob(index))
+    """What the saved entry's file holds, decoded."""
+    saved = SavedIndex.open(index, saved_blob(index))
     arrays = saved.trigrams.arrays()
     return (saved.rows, saved.doc_ids, {name: array.tolist() for name, array in arrays.items()},
             list(saved.symbols.all()))
@@ -145,6 +147,62 @@ def test_a_damaged_saved_entry_is_not_used_and_is_saved_again(tree: Path, tmp_pa
     workspace.refresh()
     workspace.close()
     assert saved_content(tmp_path / "index") == content
+    assert opened_saved(opened(tree, tmp_path / "index"))
+
+
+def garbled(data: bytes, at: int) -> bytes:
+    return data[:at] + bytes([data[at] ^ 0xFF]) + data[at + 1:]
+
+
+@pytest.mark.parametrize("damage", ["garbled", "garbled header", "truncated", "empty", "missing", "foreign"])
+def test_a_damaged_saved_file_is_not_used_and_is_written_again(tree: Path, tmp_path: Path, damage: str) -> None:
+    """The memory-mapped file beside the index is checked as the entry was: its size and digest are in
+    the store, so a file cut, garbled, gone, or written for another index is refused, said, and rebuilt."""
+    cold = cold_answers(tree, tmp_path / "index")
+    path, content = tmp_path / "index" / SAVED_FILE, saved_content(tmp_path / "index")
+    data = path.read_bytes()
+    assert saved_blob(tmp_path / "index").startswith(POINTER) and len(saved_blob(tmp_path / "index")) < 300
+    if damage == "foreign":  # the file of an index of other files, whole and valid in itself
+        other = tmp_path / "other"
+        shutil.copytree(tree, other)
+        (other / "inventory" / "models.py").write_text("def elsewhere():\n    return 1\n")
+        cold_answers(other, tmp_path / "other index")
+        shutil.copyfile(tmp_path / "other index" / SAVED_FILE, path)
+    elif damage == "missing":
+        path.unlink()
+    else:
+        path.write_bytes({"garbled": garbled(data, len(data) - 100), "garbled header": garbled(data, 30),
+                          "truncated": data[: len(data) // 2], "empty": b""}[damage])
+    workspace = opened(tree, tmp_path / "index")
+    assert not opened_saved(workspace)
+    assert any("saved indexes were damaged" in repair for repair in workspace.status()["repairs"])
+    assert answers(workspace) == cold
+    workspace.refresh()
+    workspace.close()
+    assert saved_content(tmp_path / "index") == content
+    assert opened_saved(opened(tree, tmp_path / "index"))
+
+
+def test_a_save_writes_its_file_whole_and_leaves_no_temporary_behind(tree: Path, tmp_path: Path) -> None:
+    index = tmp_path / "index"
+    index.mkdir()
+    stale, fresh = index / f"{SAVED_FILE}.1.2.tmp", index / f"{SAVED_FILE}.3.4.tmp"
+    for leftover in (stale, fresh):  # a killed save's (an hour old) and one another process is writing now
+        leftover.write_bytes(b"half a file")
+    os.utime(stale, (time.time() - 3600, time.time() - 3600))
+    cold_answers(tree, index)
+    assert not stale.exists() and fresh.exists()
+    assert sorted(path.name for path in index.glob(f"{SAVED_FILE}*")) == [SAVED_FILE, fresh.name]
+    assert (index / SAVED_FILE).stat().st_size == json.loads(saved_blob(index)[len(POINTER):])["size"]
+
+
+def test_a_rebuilt_index_file_takes_its_saved_file_with_it(tree: Path, tmp_path: Path) -> None:
+    cold_answers(tree, tmp_path / "index")
+    (tmp_path / "index" / "index.sqlite").write_bytes(b"not a database at all" * 100)
+    workspace = opened(tree, tmp_path / "index")
+    assert not (tmp_path / "index" / SAVED_FILE).exists()  # the rows it was built from are gone
+    workspace.refresh()
+    workspace.close()
     assert opened_saved(opened(tree, tmp_path / "index"))
 
 
