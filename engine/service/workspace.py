@@ -310,6 +310,8 @@ class Workspace:
             self.store.repairs.append(f"stored centrality was damaged ({error}); recomputed")
             self._stored_fingerprint = None
             return None
+        if rank.order is None:
+            self._stored_fingerprint = None  # written before node ids were read in place: stored again at close
         graph = CodeGraph.deferred(parsed, rank)
         graph.rank_on_query = not self._background
         return graph
