@@ -192,9 +192,9 @@ class Walker:
                 # Only a symlink needs resolving (os.path.realpath lstats every part of the path: on
                 # Django that was 41k system calls, half of a re-check's walk).
                 real = None if entry.is_symlink() else os.path.join(folder.real, entry.name)
-                self._enter(Path(entry.path), child, folder.layers, seen, stack, real)
+                self._enter(entry.path, child, folder.layers, seen, stack, real)
 
-    def _enter(self, directory: Path, relative: str, layers: list[_IgnoreLayer], seen: set[str],
+    def _enter(self, directory: str | Path, relative: str, layers: list[_IgnoreLayer], seen: set[str],
                stack: list[_Folder], real: str | None = None) -> None:
         real = os.path.realpath(directory) if real is None else real
         if real in seen or not self._inside(real):
@@ -233,14 +233,14 @@ class Walker:
             return Candidate(child, info.st_size, info.st_mtime_ns)
         return None
 
-    def _read_ignore_layer(self, directory: Path, relative: str,
+    def _read_ignore_layer(self, directory: str | Path, relative: str,
                            names: Sequence[str] = IGNORE_FILES) -> _IgnoreLayer | None:
         """The rules of the folder's ignore files; `names`: those its listing holds (not looked up again)."""
         lines: list[str] = []
         for name in names:
             path = f"{relative}/{name}" if relative else name
             try:
-                text = self._ignore_text(directory / name)
+                text = self._ignore_text(Path(directory, name))  # a Path only for a folder's ignore files
             except _NotObeyed as reason:
                 self._skip(path, f"ignore file not obeyed: {reason}")
                 continue
