@@ -19,6 +19,7 @@ import dataclasses
 import functools
 import itertools
 import json
+import operator
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -28,6 +29,7 @@ from typing import Any, overload
 
 import numpy as np
 
+from ..model.memory import paused_gc
 from ..model.profiles import CALLABLE_KINDS, SYMBOL_TIERS, TYPE_KINDS
 from ..model.records import Span, Symbol
 
@@ -147,7 +149,13 @@ class SymbolTable:
         of each key in CSR form. A search bisects the keys and makes records only for what it shows
         (`_StoredIndex`); unpickling the same lookups as dicts was 0.13-0.3 CPU-s of every Django restart.
         Raises ValueError when a symbol holds a value of a type the rows cannot hold (nothing is saved).
+        The cycle collector is paused: its passes over the process's records while this allocates
+        56k tuples took most of a Django save (1.7 of 2.6 CPU-s).
         """
+        with paused_gc():
+            return self._arrays()
+
+    def _arrays(self) -> dict[str, np.ndarray]:
         base = self._base
         position = {id(symbol): at for at, symbol in enumerate(base.symbols)}
         symbols: list[Symbol] = list(base.symbols)
@@ -157,41 +165,46 @@ class SymbolTable:
             if path in self._overlay_paths or None in at:  # the overlay's files are records of their own
                 at = list(range(len(symbols), len(symbols) + len(found)))
                 symbols.extend(found)
-            files[path] = [int(value) for value in at if value is not None]
-        lookups = {name: _lookup_groups(getattr(base, name)) for name in _LOOKUPS}
-        strings: set[str] = set(files) | set(self._overlay_paths)
-        for symbol in symbols:
-            strings.update(value for value in _texts(symbol) if value is not None)
-        for groups in lookups.values():
-            strings.update(groups)
-        strings.update(base.lower_names)
+            files[path] = [value for value in at if value is not None]
+        rows = list(map(_TEXTS_OF, symbols))
+        lookups = {name: _lookup_parts(getattr(base, name)) for name in _LOOKUPS}
+        lower_names = list(base.lower_names)
+        try:
+            strings: set[Any] = set(itertools.chain.from_iterable(rows))
+        except TypeError:  # an unhashable value: not text either
+            strings = {None, ()}
+        strings.discard(None)
+        if not all(type(value) is str for value in strings):
+            raise ValueError("a symbol holds a value that is not text where text belongs")
+        strings.update(files, self._overlay_paths, lower_names)
+        for keys, _, _ in lookups.values():
+            strings.update(keys)
         pool = sorted(strings)
-        ids = {text: at for at, text in enumerate(pool)}
+        ids: dict[Any, int] = dict(zip(pool, range(len(pool)), strict=True))
+        ids[None] = -1
         encoded = [text.encode("utf-8", "surrogatepass") for text in pool]
         offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
-        np.cumsum([len(data) for data in encoded], out=offsets[1:])
+        np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)), out=offsets[1:])
         parts: dict[str, np.ndarray] = {
             "layout": np.frombuffer(json.dumps(_layout()).encode(), dtype=np.uint8),
             "pool": np.frombuffer(b"".join(encoded), dtype=np.uint8),
             "pool_offsets": offsets,
-            "texts": np.array([[-1 if value is None else ids[value] for value in _texts(symbol)] for symbol in symbols],
-                              dtype=np.int32).reshape(len(symbols), len(_TEXT_FIELDS)),
-            "spans": np.array([_span_ints(symbol) for symbol in symbols],
-                              dtype=np.int64).reshape(len(symbols), 4 * len(_SPAN_FIELDS)),
+            "texts": np.fromiter(map(ids.__getitem__, itertools.chain.from_iterable(rows)), dtype=np.int32,
+                                 count=len(rows) * len(_TEXT_FIELDS)).reshape(len(rows), len(_TEXT_FIELDS)),
+            "spans": np.array([list(map(_SPAN_INTS, map(operator.attrgetter(name), symbols))) for name in _SPAN_FIELDS],
+                              dtype=np.int64).reshape(len(_SPAN_FIELDS), len(rows), 4).transpose(1, 0, 2)
+                              .reshape(len(rows), 4 * len(_SPAN_FIELDS)),
             "base": np.array([len(base.symbols)], dtype=np.int64),
-            "lower_of": np.fromiter((ids[name] for name in base.lower_names), dtype=np.int32,
-                                    count=len(base.lower_names)),
+            "lower_of": np.fromiter(map(ids.__getitem__, lower_names), dtype=np.int32, count=len(lower_names)),
             "sorted_lower": np.fromiter(base.sorted_lower, dtype=np.int32, count=len(base.sorted_lower)),
             "masks": np.asarray(base.masks, dtype=np.uint64),
             "overlay": np.array(sorted(ids[path] for path in self._overlay_paths), dtype=np.int32),
         }
-        for name, groups in [*lookups.items(), ("files", files)]:
-            keys = groups if name == "files" else sorted(groups)  # the files keep their order
-            parts[f"{name}_keys"] = np.array([ids[key] for key in keys], dtype=np.int32)
-            counts = np.zeros(len(keys) + 1, dtype=np.int64)
-            np.cumsum([len(groups[key]) for key in keys], out=counts[1:])
+        lookups["files"] = _lookup_parts(files, keep_order=True)  # the files keep their order
+        for name, (keys, counts, positions) in lookups.items():
+            parts[f"{name}_keys"] = np.fromiter(map(ids.__getitem__, keys), dtype=np.int32, count=len(keys))
             parts[f"{name}_offsets"] = counts
-            parts[f"{name}_positions"] = np.array([at for key in keys for at in groups[key]], dtype=np.int32)
+            parts[f"{name}_positions"] = positions
         return parts
 
     @classmethod
@@ -343,20 +356,25 @@ def _layout() -> tuple[tuple[str, ...], ...]:
             tuple(field.name for field in dataclasses.fields(Span)), tuple(sorted(vars(_Index(())))))
 
 
-def _texts(symbol: Symbol) -> list[str | None]:
-    values = [getattr(symbol, name) for name in _TEXT_FIELDS]
-    if not all(value is None or isinstance(value, str) for value in values):
-        raise ValueError(f"symbol {symbol.name!r} holds a value that is not text")
-    return values
+_TEXTS_OF = operator.attrgetter(*_TEXT_FIELDS)
+_SPAN_INTS = operator.attrgetter("start_line", "start_col", "end_line", "end_col")
 
 
-def _span_ints(symbol: Symbol) -> list[int]:
-    return [getattr(getattr(symbol, name), part) for name in _SPAN_FIELDS
-            for part in ("start_line", "start_col", "end_line", "end_col")]
-
-
-def _lookup_groups(lookup: Mapping[str, Iterable[int]]) -> dict[str, list[int]]:
-    return {key: sorted(int(at) for at in positions) for key, positions in lookup.items()}
+def _lookup_parts(lookup: Mapping[str, Iterable[int]],
+                  keep_order: bool = False) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """A lookup as its keys and CSR offsets and positions: keys sorted and positions ascending per key,
+    or both as given with `keep_order` (the files: a file's symbols in its own order). A saved table's
+    lookups hand over their arrays as they are."""
+    if isinstance(lookup, _SetLookup):
+        lookup = lookup._lookup
+    if isinstance(lookup, _Lookup):
+        return list(lookup._keys), lookup._offsets, lookup._positions
+    keys = list(lookup) if keep_order else sorted(lookup)
+    groups = [list(lookup[key]) if keep_order else sorted(lookup[key]) for key in keys]
+    counts = np.zeros(len(keys) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, groups), dtype=np.int64, count=len(groups)), out=counts[1:])
+    positions = np.fromiter(itertools.chain.from_iterable(groups), dtype=np.int32, count=int(counts[-1]))
+    return keys, counts, positions
 
 
 class _Pool(Sequence[str]):
