@@ -36,7 +36,7 @@ from typing import Any
 
 from fourfold.engine import SearchRequest, Settings, Workspace
 from fourfold.engine.index.lexical import MANIFEST
-from fourfold.engine.index.store import INDEX_FILE
+from fourfold.engine.index.store import INDEX_FILE, SAVED_FILE
 from fourfold.engine.service.embedder import CACHE_FILE
 from fourfold.engine.service.workspace import LEXICAL_FOLDER, RANK_ENTRY, SAVED_ENTRY, UNREADABLE_ENTRY
 
@@ -242,6 +242,18 @@ def damaged_data(base: Path, corpus: Path, tally: Tally, rounds: int, rng: rando
             db.execute("UPDATE derived SET blob = ? WHERE name = ?", (bytes(blob), name))
         db.close()
 
+    def garble_saved_file(index: Path, cut: bool) -> None:
+        """Flip bytes in the memory-mapped saved indexes beside the index file, or cut it in half."""
+        path = index / SAVED_FILE
+        if not path.exists():
+            raise NothingToDamage("this corpus's index keeps no saved-index file")
+        data = bytearray(path.read_bytes())
+        if cut:
+            del data[len(data) // 2 :]
+        for _ in range(0 if cut else 8):
+            data[rng.randrange(len(data))] ^= 0xFF
+        path.write_bytes(bytes(data))
+
     def garble_bm25(index: Path) -> None:
         """Flip bytes in one of the stored BM25's arrays or JSON files (not its manifest: a manifest garbled
         into another valid key reads as a copy of other rows, which is rebuilt too, but not said)."""
@@ -262,6 +274,8 @@ def damaged_data(base: Path, corpus: Path, tally: Tally, rounds: int, rng: rando
         "stored centrality": lambda index: garble_derived(index, RANK_ENTRY),
         "unreadable list": lambda index: garble_derived(index, UNREADABLE_ENTRY),
         "saved indexes": lambda index: garble_derived(index, SAVED_ENTRY),
+        "saved index file": lambda index: garble_saved_file(index, cut=False),
+        "saved file cut": lambda index: garble_saved_file(index, cut=True),
         "stored BM25": garble_bm25,
     }
     for kind, damage in kinds.items():

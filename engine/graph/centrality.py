@@ -1,18 +1,26 @@
 """Centrality: PageRank over one state of the graph (and personalized from seeds), and its stored
-form, so a restart answers with the centrality of the index it opens without building the edges."""
+form, so a restart answers with the centrality of the index it opens without building the edges.
+
+scipy is imported where a matrix is built, not with this module: a restart or a one-shot CLI search
+answers from the stored scores alone, and importing scipy.sparse cost some 0.4 s of every such run.
+"""
 
 from __future__ import annotations
 
+import bisect
 import io
 import zipfile
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, overload
 
 import numpy as np
-import scipy.sparse as sp
 
 from .adjacency import Adjacency
 from .tuning import GraphTuning
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
 
 __all__ = ["DamagedRank", "Rank", "StoredRank"]
 
@@ -25,15 +33,34 @@ class Rank:
     pagerank spends most of its time converting the graph, which we would pay on every refresh.
     """
 
-    nodes: list[str]
-    index: dict[str, int]
-    transposed: sp.csr_array
+    nodes: Sequence[str]
+    index: Mapping[str, int]
+    # The transposed transition matrix, or its CSR arrays (data, indices, indptr) until a
+    # personalized ranking first needs it (`matrix`).
+    transposed: sp.csr_array | tuple[np.ndarray, np.ndarray, np.ndarray]
     dangling: np.ndarray
     scores: np.ndarray
     computed_at: float = 0.0
+    _built: sp.csr_array | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def matrix(self) -> sp.csr_array:
+        """The transposed transition matrix (built from the stored arrays on first use)."""
+        if self._built is None:
+            import scipy.sparse as sp
+
+            if isinstance(self.transposed, tuple):
+                data, indices, indptr = self.transposed
+                size = len(self.nodes)
+                self._built = sp.csr_array((data, indices, indptr), shape=(size, size))
+            else:
+                self._built = self.transposed
+        return self._built
 
     @classmethod
     def of(cls, graph: Adjacency, tuning: GraphTuning) -> Rank:
+        import scipy.sparse as sp
+
         nodes, rows, cols, weights = graph.arrays()
         index = {node: i for i, node in enumerate(nodes)}
         size = len(nodes)
@@ -65,7 +92,7 @@ class Rank:
         for _ in range(tuning.max_iterations):
             previous = scores
             leaked = float(previous[self.dangling].sum())
-            scores = alpha * (self.transposed @ previous + leaked * teleport) + (1 - alpha) * teleport
+            scores = alpha * (self.matrix @ previous + leaked * teleport) + (1 - alpha) * teleport
             if float(np.abs(scores - previous).sum()) < len(scores) * tuning.tolerance:
                 break
         return scores
@@ -77,28 +104,43 @@ class DamagedRank(ValueError):
 
 @dataclass(frozen=True)
 class StoredRank:
-    """A ranking as compact arrays: node ids (newline-joined UTF-8), the transposed transition matrix
-    in CSR form, the dangling mask and the scores. `encode` writes it as an `.npz` (no pickles: a
-    damaged or foreign blob can only fail to decode, never run code)."""
+    """A ranking as compact arrays: node ids (newline-joined UTF-8, with where each starts and their
+    sorted order), the transposed transition matrix in CSR form, the dangling mask and the scores.
+    `encode` writes it as an `.npz` (no pickles: a damaged or foreign blob can only fail to decode,
+    never run code).
 
-    nodes: list[str]
+    A restart reads the node ids in place (`_Names`) and finds a node by bisecting the sorted order
+    (`_NameIndex`): splitting Django's 61k ids into a list and a dict was ~0.1 CPU-s of every restart,
+    for the few nodes a fusion boost asks about. A blob written before `starts` and `order` existed
+    is read the old way.
+    """
+
+    nodes: Sequence[str]
     data: np.ndarray
     indices: np.ndarray
     indptr: np.ndarray
     dangling: np.ndarray
     scores: np.ndarray
+    order: np.ndarray | None = None
 
     @classmethod
     def of(cls, rank: Rank) -> StoredRank:
-        matrix = rank.transposed
-        return cls(list(rank.nodes), np.asarray(matrix.data), np.asarray(matrix.indices),
-                   np.asarray(matrix.indptr), rank.dangling, rank.scores)
+        if isinstance(rank.transposed, tuple):
+            data, indices, indptr = rank.transposed
+        else:
+            data, indices, indptr = rank.transposed.data, rank.transposed.indices, rank.transposed.indptr
+        return cls(list(rank.nodes), np.asarray(data), np.asarray(indices), np.asarray(indptr), rank.dangling,
+                   rank.scores)
 
     def encode(self) -> bytes:
         buffer = io.BytesIO()
-        names = np.frombuffer("\n".join(self.nodes).encode("utf-8"), dtype=np.uint8)
-        np.savez(buffer, nodes=names, data=self.data, indices=self.indices, indptr=self.indptr,
-                 dangling=self.dangling, scores=self.scores)
+        encoded = [node.encode("utf-8") for node in self.nodes]
+        starts = np.zeros(len(encoded) + 1, dtype=np.int64)
+        np.cumsum([len(name) + 1 for name in encoded], out=starts[1:])
+        order = np.array(sorted(range(len(encoded)), key=encoded.__getitem__), dtype=np.int32)
+        names = np.frombuffer(b"\n".join(encoded), dtype=np.uint8)
+        np.savez(buffer, nodes=names, starts=starts, order=order, data=self.data, indices=self.indices,
+                 indptr=self.indptr, dangling=self.dangling, scores=self.scores)
         return buffer.getvalue()
 
     @classmethod
@@ -106,19 +148,113 @@ class StoredRank:
         try:
             with np.load(io.BytesIO(blob), allow_pickle=False) as arrays:
                 parts = {name: arrays[name] for name in ("nodes", "data", "indices", "indptr", "dangling", "scores")}
-            text = parts.pop("nodes").tobytes().decode("utf-8")
+                lazy = "starts" in arrays.files and "order" in arrays.files
+                starts, order = (arrays["starts"], arrays["order"]) if lazy else (None, None)
+            text = parts.pop("nodes")
+            nodes: Sequence[str] = (_Names(text, starts) if starts is not None
+                                    else _split(text.tobytes().decode("utf-8")))
         except (OSError, ValueError, KeyError, EOFError, UnicodeError, zipfile.BadZipFile) as error:
             raise DamagedRank(f"stored centrality does not decode: {type(error).__name__}: {error}") from None
-        nodes = text.split("\n") if text else []
         size = len(nodes)
         indptr, indices = parts["indptr"], parts["indices"]
         if not (parts["scores"].shape == parts["dangling"].shape == (size,) and indptr.shape == (size + 1,)
                 and parts["data"].shape == indices.shape and (not indices.size or int(indices.max()) < size)
-                and (not indptr.size or int(indptr[-1]) == indices.size)):
+                and (not indptr.size or int(indptr[-1]) == indices.size)
+                and (order is None or _is_permutation(order, size))):
             raise DamagedRank("stored centrality arrays do not fit together")
-        return cls(nodes, parts["data"], indices, indptr, parts["dangling"].astype(bool), parts["scores"])
+        return cls(nodes, parts["data"], indices, indptr, parts["dangling"].astype(bool), parts["scores"], order)
 
     def rank(self) -> Rank:
-        size = len(self.nodes)
-        matrix = sp.csr_array((self.data, self.indices, self.indptr), shape=(size, size))
-        return Rank(self.nodes, {node: i for i, node in enumerate(self.nodes)}, matrix, self.dangling, self.scores)
+        index: Mapping[str, int] = (_NameIndex(self.nodes, self.order) if self.order is not None
+                                    else {node: i for i, node in enumerate(self.nodes)})
+        return Rank(self.nodes, index, (self.data, self.indices, self.indptr), self.dangling, self.scores)
+
+
+def _is_permutation(order: np.ndarray, size: int) -> bool:
+    if order.dtype != np.int32 or order.shape != (size,):
+        return False
+    if not size:
+        return True
+    return int(order.min()) >= 0 and int(order.max()) < size and bool((np.bincount(order, minlength=size) == 1).all())
+
+
+def _split(text: str) -> list[str]:
+    return text.split("\n") if text else []
+
+
+class _Names(Sequence[str]):
+    """Stored node ids read one at a time: node i is `data[starts[i] : starts[i + 1] - 1]` (a newline follows)."""
+
+    def __init__(self, data: np.ndarray, starts: np.ndarray) -> None:
+        if not (data.dtype == np.uint8 and data.ndim == 1 and starts.dtype == np.int64 and starts.ndim == 1
+                and starts.size >= 1 and int(starts[0]) == 0
+                and int(starts[-1]) == (data.size + 1 if starts.size > 1 else 0)
+                and bool((starts[1:] > starts[:-1]).all())):
+            raise ValueError("stored node ids do not fit their offsets")
+        self._data = data.data  # read in place: copying Django's 2.5 MB of ids was most of this
+        self._starts = starts
+
+    def __len__(self) -> int:
+        return self._starts.size - 1
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[str]: ...
+
+    def __getitem__(self, index: int | slice) -> str | Sequence[str]:
+        if isinstance(index, slice):
+            return [self[at] for at in range(len(self))[index]]
+        if not -len(self) <= index < len(self):
+            raise IndexError(index)
+        index %= len(self)
+        return str(self._data[self._starts[index] : self._starts[index + 1] - 1], "utf-8")
+
+
+class _Sorted(Sequence[bytes]):
+    """The stored node ids' UTF-8 in sorted order (what `bisect` searches; UTF-8 sorts as code points)."""
+
+    def __init__(self, names: _Names, order: np.ndarray) -> None:
+        self._names = names
+        self._order = order
+
+    def __len__(self) -> int:
+        return self._order.size
+
+    @overload
+    def __getitem__(self, index: int) -> bytes: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[bytes]: ...
+
+    def __getitem__(self, index: int | slice) -> bytes | Sequence[bytes]:
+        if isinstance(index, slice):
+            return [self[at] for at in range(len(self))[index]]
+        at = int(self._order[index])
+        names = self._names
+        return bytes(names._data[names._starts[at] : names._starts[at + 1] - 1])
+
+
+class _NameIndex(Mapping[str, int]):
+    """Node id -> position, found by bisecting the stored sorted order instead of building a dict."""
+
+    def __init__(self, names: Sequence[str], order: np.ndarray) -> None:
+        self._names = names
+        self._sorted = _Sorted(names, order) if isinstance(names, _Names) else None
+        self._order = order
+
+    def __getitem__(self, node: str) -> int:
+        if self._sorted is None or not isinstance(node, str):
+            raise KeyError(node)
+        key = node.encode("utf-8", "surrogatepass")
+        at = bisect.bisect_left(self._sorted, key)
+        if at < len(self._sorted) and self._sorted[at] == key:
+            return int(self._order[at])
+        raise KeyError(node)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)

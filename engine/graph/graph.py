@@ -26,9 +26,8 @@ import threading
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
-import networkx as nx
 import numpy as np
 
 from ..model.languages import detect_language
@@ -39,6 +38,9 @@ from .adjacency import Adjacency
 from .centrality import Rank, StoredRank
 from .imports import FileSet, path_keys, resolve_import, spec_keys
 from .tuning import TUNING, GraphTuning
+
+if TYPE_CHECKING:
+    import networkx as nx  # only for a reader who asks for `graph` (0.4 s to import)
 
 # Distinct names remembered by the name-splitting caches: a Django-sized workspace uses ~60k.
 NAME_CACHE_SIZE = 1 << 17
@@ -607,6 +609,8 @@ class CodeGraph:
         """A networkx copy of the settled graph, for reading and tests: nodes carry `kind` and `path`,
         edges `kind` and `weight`. Built on each call (the queries never use it)."""
         with self._lock:
+            import networkx as nx
+
             self._settle()
             copy = nx.DiGraph()
             for node, path in self._graph.path.items():

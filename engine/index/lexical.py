@@ -28,15 +28,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
-from typing import ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-import bm25s
 import numpy as np
 import xxhash
 
 from ..model.profiles import BM25_B, BM25_K1, BM25_PATH_FOLDERS, BM25_PATH_WEIGHT, BM25_SYMBOL_WEIGHT, DEFINITION_KINDS
 from ..model.records import Chunk
 from ..model.tokens import code_tokens, last_name, query_tokens, token_bag
+
+if TYPE_CHECKING:
+    import bm25s
 
 # bm25s logs every index build at DEBUG through its own handler; a search engine's user does not care.
 logging.getLogger("bm25s").setLevel(logging.WARNING)
@@ -55,10 +57,18 @@ class DamagedLexical(ValueError):
     """A stored BM25 index with files missing, garbled or not fitting together (it is built again)."""
 
 
+def _bm25s() -> Any:
+    """bm25s, imported when an index is built or opened: a search that asks BM25 nothing (an identifier,
+    a literal) does not pay its import (0.1 s, tqdm and asyncio with it) on every CLI run."""
+    import bm25s
+
+    return bm25s
+
+
 def _tuning() -> str:
     """What besides the rows decides a stored index's contents: a copy made under other values is stale."""
     weights = (STORED_FORMAT, BM25_K1, BM25_B, BM25_SYMBOL_WEIGHT, BM25_PATH_WEIGHT, BM25_PATH_FOLDERS)
-    return ":".join(map(str, (*weights, bm25s.__version__)))
+    return ":".join(map(str, (*weights, _bm25s().__version__)))
 
 
 def _file_digest(path: Path) -> str:
@@ -110,7 +120,7 @@ class LexicalIndex:
         definitions = _definitions(chunks)
         if not any(corpus):
             return cls(None, len(chunks), definitions)
-        model = bm25s.BM25(k1=BM25_K1, b=BM25_B)
+        model = _bm25s().BM25(k1=BM25_K1, b=BM25_B)
         model.index(corpus, show_progress=False)
         return cls(model, len(chunks), definitions)
 
@@ -162,7 +172,7 @@ class LexicalIndex:
             if not whole:
                 raise DamagedLexical(f"{name} does not match its digest")
         try:
-            model = bm25s.BM25.load(folder, mmap=True, load_corpus=False)
+            model = _bm25s().BM25.load(folder, mmap=True, load_corpus=False)
         except (OSError, ValueError, KeyError, TypeError) as error:
             raise DamagedLexical(f"stored BM25 does not load: {type(error).__name__}: {error}") from None
         _check_fits(model, size)

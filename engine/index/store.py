@@ -53,6 +53,10 @@ from ..model.records import FileRecord, ParsedFile
 #     C/C++ macro lines the grammar misreads as a declaration's type are blanked before parsing.
 SCHEMA_VERSION = 14
 INDEX_FILE = "index.sqlite"
+# Beside it: the saved trigram postings and symbol table (`saved.SavedIndex.write`), memory-mapped by a
+# restart; the `derived` entry `index.saved` names it with its size and digest, so a file that is not the
+# one the entry was written with is never read.
+SAVED_FILE = "index.saved"
 log = logging.getLogger(__name__)
 _DERIVED_TABLE = ("CREATE TABLE IF NOT EXISTS derived ("
                   "name TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, blob BLOB NOT NULL)")
@@ -298,6 +302,7 @@ class IndexStore:
     def _remove_files(self) -> None:
         for suffix in ("", "-wal", "-shm", "-journal"):
             Path(str(self.path) + suffix).unlink(missing_ok=True)
+        (self.folder / SAVED_FILE).unlink(missing_ok=True)  # it belonged to the rows thrown away
 
     @staticmethod
     def _create(db: sqlite3.Connection) -> None:

@@ -18,7 +18,8 @@ import bisect
 import dataclasses
 import functools
 import itertools
-import pickle
+import json
+import operator
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -28,6 +29,7 @@ from typing import Any, overload
 
 import numpy as np
 
+from ..model.memory import paused_gc
 from ..model.profiles import CALLABLE_KINDS, SYMBOL_TIERS, TYPE_KINDS
 from ..model.records import Span, Symbol
 from ..model.tokens import name_stems
@@ -139,43 +141,111 @@ class SymbolTable:
             table._overlay_paths = frozenset()
         return table
 
-    def encode(self) -> bytes:
-        """The table as it is (base, overlay and files), for a restart to open without building it.
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The table as it is (base, overlay and files) as flat arrays, for a restart to open in place.
 
-        The base's symbols are written as plain tuples and made into records only when a search
-        shows them (`_Symbols`): unpickling Django's 56k records took 0.25 CPU-s, their tuples 0.05.
-        A pickle: the table holds what the store's rows pickle, and it is only ever read back from
-        the index folder it was written to, behind a digest (`index.saved`).
+        Nothing is pickled and nothing is rebuilt on open: every string (names, paths, docs, lookup
+        keys) is in one sorted pool of UTF-8, each symbol is a row of pool ids and span ints, and each
+        lookup (exact, lower, words, scoped, and the files) is a sorted run of key ids with the positions
+        of each key in CSR form. A search bisects the keys and makes records only for what it shows
+        (`_StoredIndex`); unpickling the same lookups as dicts was 0.13-0.3 CPU-s of every Django restart.
+        Raises ValueError when a symbol holds a value of a type the rows cannot hold (nothing is saved).
+        The cycle collector is paused: its passes over the process's records while this allocates
+        56k tuples took most of a Django save (1.7 of 2.6 CPU-s).
         """
+        with paused_gc():
+            return self._arrays()
+
+    def _arrays(self) -> dict[str, np.ndarray]:
         base = self._base
         position = {id(symbol): at for at, symbol in enumerate(base.symbols)}
-        files: dict[str, tuple[Any, ...]] = {}
+        symbols: list[Symbol] = list(base.symbols)
+        files: dict[str, list[int]] = {}
         for path, found in self._files.items():
-            at = tuple(position.get(id(symbol)) for symbol in found)
-            listed = path not in self._overlay_paths and None not in at
-            files[path] = at if listed else tuple(_row(symbol) for symbol in found)
-        state = {name: value for name, value in vars(base).items() if name != "symbols"}
-        rows = tuple(_row(symbol) for symbol in base.symbols)
-        return pickle.dumps((_layout(), rows, state, files, self._overlay_paths), protocol=pickle.HIGHEST_PROTOCOL)
+            at = [position.get(id(symbol)) for symbol in found]
+            if path in self._overlay_paths or None in at:  # the overlay's files are records of their own
+                at = list(range(len(symbols), len(symbols) + len(found)))
+                symbols.extend(found)
+            files[path] = [value for value in at if value is not None]
+        rows = list(map(_TEXTS_OF, symbols))
+        lookups = {name: _lookup_parts(getattr(base, name)) for name in _LOOKUPS}
+        lower_names = list(base.lower_names)
+        try:
+            strings: set[Any] = set(itertools.chain.from_iterable(rows))
+        except TypeError:  # an unhashable value: not text either
+            strings = {None, ()}
+        strings.discard(None)
+        if not all(type(value) is str for value in strings):
+            raise ValueError("a symbol holds a value that is not text where text belongs")
+        strings.update(files, self._overlay_paths, lower_names)
+        for keys, _, _ in lookups.values():
+            strings.update(keys)
+        pool = sorted(strings)
+        ids: dict[Any, int] = dict(zip(pool, range(len(pool)), strict=True))
+        ids[None] = -1
+        encoded = [text.encode("utf-8", "surrogatepass") for text in pool]
+        offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+        np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)), out=offsets[1:])
+        parts: dict[str, np.ndarray] = {
+            "layout": np.frombuffer(json.dumps(_layout()).encode(), dtype=np.uint8),
+            "pool": np.frombuffer(b"".join(encoded), dtype=np.uint8),
+            "pool_offsets": offsets,
+            "texts": np.fromiter(map(ids.__getitem__, itertools.chain.from_iterable(rows)), dtype=np.int32,
+                                 count=len(rows) * len(_TEXT_FIELDS)).reshape(len(rows), len(_TEXT_FIELDS)),
+            "spans": np.array([list(map(_SPAN_INTS, map(operator.attrgetter(name), symbols))) for name in _SPAN_FIELDS],
+                              dtype=np.int64).reshape(len(_SPAN_FIELDS), len(rows), 4).transpose(1, 0, 2)
+                              .reshape(len(rows), 4 * len(_SPAN_FIELDS)),
+            "base": np.array([len(base.symbols)], dtype=np.int64),
+            "lower_of": np.fromiter(map(ids.__getitem__, lower_names), dtype=np.int32, count=len(lower_names)),
+            "sorted_lower": np.fromiter(base.sorted_lower, dtype=np.int32, count=len(base.sorted_lower)),
+            "masks": np.asarray(base.masks, dtype=np.uint64),
+            "overlay": np.array(sorted(ids[path] for path in self._overlay_paths), dtype=np.int32),
+        }
+        lookups["files"] = _lookup_parts(files, keep_order=True)  # the files keep their order
+        for name, (keys, counts, positions) in lookups.items():
+            parts[f"{name}_keys"] = np.fromiter(map(ids.__getitem__, keys), dtype=np.int32, count=len(keys))
+            parts[f"{name}_offsets"] = counts
+            parts[f"{name}_positions"] = positions
+        return parts
 
     @classmethod
-    def decode(cls, blob: bytes) -> SymbolTable:
-        """The table `encode` wrote; raises ValueError when the blob holds something else."""
-        layout, rows, state, stored, overlay_paths = pickle.loads(blob)
-        if layout != _layout():  # written by a version whose records or lookups had other fields
+    def from_arrays(cls, arrays: Mapping[str, np.ndarray]) -> SymbolTable:
+        """The table `arrays` wrote; raises ValueError when the arrays are of another layout or do not fit."""
+        try:
+            layout = json.loads(arrays["layout"].tobytes())
+        except (KeyError, ValueError, UnicodeError) as error:
+            raise ValueError(f"stored symbol table has no layout: {error}") from None
+        if layout != json.loads(json.dumps(_layout())):  # written by a version whose records had other fields
             raise ValueError("stored symbol table has another layout")
-        if not (isinstance(rows, tuple) and isinstance(state, dict) and isinstance(stored, dict)
-                and isinstance(overlay_paths, frozenset)):
-            raise ValueError("stored symbol table holds other objects")
-        symbols = _Symbols(rows)
+        pool = _Pool(arrays["pool"], arrays["pool_offsets"])
+        texts, spans = arrays["texts"], arrays["spans"]
+        count = int(arrays["base"][0]) if arrays["base"].shape == (1,) else -1
+        total = texts.shape[0] if texts.ndim == 2 else -1
+        lookups = {name: _Lookup.of(pool, arrays, name, total) for name in (*_LOOKUPS, "files")}
+        lower_of, sorted_lower, masks = arrays["lower_of"], arrays["sorted_lower"], arrays["masks"]
+        if not (texts.dtype == np.int32 and texts.shape == (total, len(_TEXT_FIELDS)) and spans.dtype == np.int64
+                and spans.shape == (total, 4 * len(_SPAN_FIELDS)) and 0 <= count <= total
+                and lower_of.dtype == np.int32 and lower_of.shape == (count,) and sorted_lower.dtype == np.int32
+                and sorted_lower.shape == (count,) and masks.dtype == np.uint64 and masks.shape == (count,)
+                and arrays["overlay"].dtype == np.int32 and all(lookup.fits(count) for lookup in lookups.values()
+                                                               if lookup.name != "files")
+                and pool.fits(texts) and pool.fits(lower_of) and pool.fits(arrays["overlay"])
+                and (not count or (int(sorted_lower.min()) >= 0 and int(sorted_lower.max()) < count))):
+            raise ValueError("stored symbol table arrays do not fit together")
+        symbols = _Symbols(pool, texts, spans)
         base = _Index.__new__(_Index)
-        base.__dict__.update(state)
-        base.symbols = symbols
-        files = _StoredFiles(symbols, stored)
+        base.symbols = _Symbols(pool, texts, spans, count, symbols)
+        base.exact, base.lower, base.words = lookups["exact"], lookups["lower"], lookups["words"]
+        base.scoped = lookups["scoped"].as_sets()
+        base.lower_names = _Strings(pool, lower_of)
+        base.sorted_lower = _Positions(sorted_lower)
+        base.sorted_keys = _Strings(pool, lower_of[sorted_lower])
+        base.masks = masks
+        files = _StoredFiles(symbols, lookups["files"])
         table = cls.__new__(cls)
         table._files = files
         table._base = base
-        table._overlay_paths = overlay_paths
+        table._overlay_paths = frozenset(pool[int(at)] for at in arrays["overlay"])
         table._count = files.count
         return table
 
@@ -286,42 +356,202 @@ def _mask(text: str) -> int:
     return mask
 
 
-# A symbol as a plain tuple: its fields in order, each span as four ints.
-_Row = tuple[Any, ...]
+# What a saved table holds of a symbol: its text fields as pool ids (-1: None), its spans as four ints each.
+_TEXT_FIELDS = tuple(field.name for field in dataclasses.fields(Symbol) if field.name not in ("span", "name_span"))
+_SPAN_FIELDS = ("span", "name_span")
+# The lookups of an `_Index` a saved table keeps as sorted keys with CSR positions.
+_LOOKUPS = ("exact", "lower", "words", "scoped")
 
 
 @functools.cache
 def _layout() -> tuple[tuple[str, ...], ...]:
-    """What a saved table's tuples and lookups mean: the records' fields and the index's attributes.
+    """What a saved table's columns and lookups mean: the records' fields and the index's attributes.
     A table saved under another layout is not read (the rows' SCHEMA_VERSION need not change for it)."""
     return (tuple(field.name for field in dataclasses.fields(Symbol)),
             tuple(field.name for field in dataclasses.fields(Span)), tuple(sorted(vars(_Index(())))))
 
 
-def _row(symbol: Symbol) -> _Row:
-    span, name_span = symbol.span, symbol.name_span
-    return (symbol.name, symbol.kind, symbol.path, span.start_line, span.start_col, span.end_line, span.end_col,
-            name_span.start_line, name_span.start_col, name_span.end_line, name_span.end_col, symbol.container,
-            symbol.qualified, symbol.signature, symbol.doc, symbol.language, symbol.reexport_of)
+_TEXTS_OF = operator.attrgetter(*_TEXT_FIELDS)
+_SPAN_INTS = operator.attrgetter("start_line", "start_col", "end_line", "end_col")
 
 
-def _symbol(row: _Row) -> Symbol:
-    (name, kind, path, line, col, end_line, end_col, name_line, name_col, name_end_line, name_end_col,
-     container, qualified, signature, doc, language, reexport_of) = row
-    return Symbol(name, kind, path, Span(line, col, end_line, end_col),
-                  Span(name_line, name_col, name_end_line, name_end_col),
-                  container, qualified, signature, doc, language, reexport_of)
+def _lookup_parts(lookup: Mapping[str, Iterable[int]],
+                  keep_order: bool = False) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """A lookup as its keys and CSR offsets and positions: keys sorted and positions ascending per key,
+    or both as given with `keep_order` (the files: a file's symbols in its own order). A saved table's
+    lookups hand over their arrays as they are."""
+    if isinstance(lookup, _SetLookup):
+        lookup = lookup._lookup
+    if isinstance(lookup, _Lookup):
+        return list(lookup._keys), lookup._offsets, lookup._positions
+    keys = list(lookup) if keep_order else sorted(lookup)
+    groups = [list(lookup[key]) if keep_order else sorted(lookup[key]) for key in keys]
+    counts = np.zeros(len(keys) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, groups), dtype=np.int64, count=len(groups)), out=counts[1:])
+    positions = np.fromiter(itertools.chain.from_iterable(groups), dtype=np.int32, count=int(counts[-1]))
+    return keys, counts, positions
+
+
+class _Pool(Sequence[str]):
+    """A saved table's strings: sorted UTF-8, decoded one at a time as lookups and records need them."""
+
+    def __init__(self, data: np.ndarray, offsets: np.ndarray) -> None:
+        if not (data.dtype == np.uint8 and data.ndim == 1 and offsets.dtype == np.int64 and offsets.ndim == 1
+                and offsets.size >= 1 and int(offsets[0]) == 0 and int(offsets[-1]) == data.size
+                and bool((offsets[1:] >= offsets[:-1]).all())):
+            raise ValueError("stored symbol strings do not fit together")
+        self._data = data.data
+        self._offsets = offsets
+
+    def __len__(self) -> int:
+        return self._offsets.size - 1
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[str]: ...
+
+    def __getitem__(self, index: int | slice) -> str | Sequence[str]:
+        if isinstance(index, slice):
+            return [self[at] for at in range(len(self))[index]]
+        return str(self._data[self._offsets[index] : self._offsets[index + 1]], "utf-8", "surrogatepass")
+
+    def fits(self, ids: np.ndarray) -> bool:
+        """Whether every id of `ids` (-1 for None) names a string of the pool."""
+        return not ids.size or (int(ids.min()) >= -1 and int(ids.max()) < len(self))
+
+
+class _Strings(Sequence[str]):
+    """The pool's strings at `ids`, in that order (what `bisect` and the fuzzy tier read)."""
+
+    def __init__(self, pool: _Pool, ids: np.ndarray) -> None:
+        self._pool = pool
+        self._ids = ids
+
+    def __len__(self) -> int:
+        return self._ids.size
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[str]: ...
+
+    def __getitem__(self, index: int | slice) -> str | Sequence[str]:
+        if isinstance(index, slice):
+            return [self._pool[at] for at in self._ids[index].tolist()]
+        return self._pool[int(self._ids[index])]
+
+
+class _Positions(Sequence[int]):
+    """Saved positions, read as plain ints (a slice is a list, as a list's would be)."""
+
+    def __init__(self, positions: np.ndarray) -> None:
+        self._positions = positions
+
+    def __len__(self) -> int:
+        return self._positions.size
+
+    @overload
+    def __getitem__(self, index: int) -> int: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[int]: ...
+
+    def __getitem__(self, index: int | slice) -> int | list[int]:
+        if isinstance(index, slice):
+            found: list[int] = self._positions[index].tolist()
+            return found
+        return int(self._positions[index])
+
+
+class _Lookup(Mapping[str, list[int]]):
+    """One of an `_Index`'s lookups as saved: sorted key ids into the pool, each key's positions in CSR form.
+    `get` bisects the keys, as a dict lookup would answer (each key's positions ascending)."""
+
+    def __init__(self, name: str, pool: _Pool, keys: np.ndarray, offsets: np.ndarray, positions: np.ndarray) -> None:
+        self.name = name
+        self._keys = _Strings(pool, keys)
+        self._key_ids = keys
+        self._offsets = offsets
+        self._positions = positions
+
+    @classmethod
+    def of(cls, pool: _Pool, arrays: Mapping[str, np.ndarray], name: str, total: int) -> _Lookup:
+        keys, offsets, positions = (arrays[f"{name}_{part}"] for part in ("keys", "offsets", "positions"))
+        if not (keys.dtype == np.int32 and keys.ndim == 1 and offsets.dtype == np.int64
+                and offsets.shape == (keys.size + 1,) and int(offsets[0]) == 0 and int(offsets[-1]) == positions.size
+                and bool((offsets[1:] >= offsets[:-1]).all()) and positions.dtype == np.int32 and positions.ndim == 1
+                and pool.fits(keys) and (not keys.size or int(keys.min()) >= 0)
+                and (not positions.size or (int(positions.min()) >= 0 and int(positions.max()) < max(total, 0)))):
+            raise ValueError(f"stored symbol lookup {name!r} does not fit together")
+        if name != "files" and not bool((keys[1:] > keys[:-1]).all()):  # sorted pool ids: sorted keys
+            raise ValueError(f"stored symbol lookup {name!r} is not sorted")
+        return cls(name, pool, keys, offsets, positions)
+
+    def fits(self, count: int) -> bool:
+        return not self._positions.size or int(self._positions.max()) < count
+
+    def _find(self, key: object) -> int:
+        if not isinstance(key, str):
+            return -1
+        at = bisect.bisect_left(self._keys, key)
+        return at if at < len(self._keys) and self._keys[at] == key else -1
+
+    def __getitem__(self, key: str) -> list[int]:
+        at = self._find(key)
+        if at < 0:
+            raise KeyError(key)
+        found: list[int] = self._positions[self._offsets[at] : self._offsets[at + 1]].tolist()
+        return found
+
+    def __contains__(self, key: object) -> bool:
+        return self._find(key) >= 0
+
+    def __iter__(self) -> Iterator[str]:
+        return (self._keys[at] for at in range(len(self._keys)))
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def as_sets(self) -> _SetLookup:
+        return _SetLookup(self)
+
+
+class _SetLookup(Mapping[str, set[int]]):
+    """`_Index.scoped` as saved: each qualifier's positions as a set, made when a query names it."""
+
+    def __init__(self, lookup: _Lookup) -> None:
+        self._lookup = lookup
+
+    def __getitem__(self, key: str) -> set[int]:
+        return set(self._lookup[key])
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._lookup
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._lookup)
+
+    def __len__(self) -> int:
+        return len(self._lookup)
 
 
 class _Symbols(Sequence[Symbol]):
-    """A saved table's symbols, made into records one by one as searches show them (then kept)."""
+    """A saved table's symbols, made into records one by one as searches show them (then kept); the
+    base index's are the first `count` of the file map's (`shared`), so both hand out the same records."""
 
-    def __init__(self, rows: tuple[_Row, ...]) -> None:
-        self._rows = rows
-        self._made: list[Symbol | None] = [None] * len(rows)
+    def __init__(self, pool: _Pool, texts: np.ndarray, spans: np.ndarray, count: int | None = None,
+                 shared: _Symbols | None = None) -> None:
+        self._pool = pool
+        self._texts = texts
+        self._spans = spans
+        self._count = texts.shape[0] if count is None else count
+        self._made: list[Symbol | None] = shared._made if shared is not None else [None] * texts.shape[0]
 
     def __len__(self) -> int:
-        return len(self._rows)
+        return self._count
 
     @overload
     def __getitem__(self, index: int) -> Symbol: ...
@@ -331,58 +561,81 @@ class _Symbols(Sequence[Symbol]):
 
     def __getitem__(self, index: int | slice) -> Symbol | Sequence[Symbol]:
         if isinstance(index, slice):
-            return [self[at] for at in range(len(self._rows))[index]]
+            return [self[at] for at in range(self._count)[index]]
+        if not -self._count <= index < self._count:
+            raise IndexError(index)
+        index %= self._count
         made = self._made[index]
         if made is None:
-            made = self._made[index] = _symbol(self._rows[index])
+            made = self._made[index] = self._symbol(index)
         return made
+
+    def _symbol(self, index: int) -> Symbol:
+        pool = self._pool
+        values: dict[str, Any] = {name: None if at < 0 else pool[at]
+                                  for name, at in zip(_TEXT_FIELDS, self._texts[index].tolist(), strict=True)}
+        ints = self._spans[index].tolist()
+        for number, name in enumerate(_SPAN_FIELDS):
+            values[name] = Span(*ints[4 * number : 4 * number + 4])
+        return Symbol(**values)
 
 
 class _StoredFiles(Mapping[str, tuple[Symbol, ...]]):
-    """A saved table's symbols by file: positions in the base (records made on demand), or the
-    records themselves for the files of the overlay."""
+    """A saved table's symbols by file, in the files' order: positions among the saved symbols."""
 
-    def __init__(self, symbols: _Symbols, stored: dict[str, tuple[Any, ...]]) -> None:
+    def __init__(self, symbols: _Symbols, files: _Lookup) -> None:
         self._symbols = symbols
-        self._stored = stored
-        self.count = sum(len(found) for found in stored.values())
+        self._files = files
+        self._order = {files._keys[at]: at for at in range(len(files))}
+        self.count = int(files._offsets[-1])
 
     def __getitem__(self, path: str) -> tuple[Symbol, ...]:
-        found = self._stored[path]
-        if found and isinstance(found[0], int):
-            return tuple(self._symbols[at] for at in found)
-        return tuple(_symbol(row) for row in found)
+        at = self._order[path]
+        start, end = int(self._files._offsets[at]), int(self._files._offsets[at + 1])
+        return tuple(self._symbols[position] for position in self._files._positions[start:end].tolist())
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._stored)
+        return iter(self._order)
 
     def __len__(self) -> int:
-        return len(self._stored)
+        return len(self._order)
 
 
 class _Index:
     """Symbols in rank order with lookups for every tier; positions double as within-tier rank."""
 
+    # Built here as dicts and lists; a saved table's are read-only views of its arrays (`from_arrays`).
+    symbols: Sequence[Symbol]
+    exact: Mapping[str, list[int]]
+    lower: Mapping[str, list[int]]
+    words: Mapping[str, list[int]]
+    lower_names: Sequence[str]
+    # A qualifier's last part is the container or a folder/file-stem of the path: positions by each.
+    scoped: Mapping[str, set[int]]
+    sorted_lower: Sequence[int]
+    sorted_keys: Sequence[str]
+    masks: np.ndarray
+
     def __init__(self, symbols: tuple[Symbol, ...]) -> None:
-        self.symbols: Sequence[Symbol] = tuple(sorted(symbols, key=_rank_key))
-        self.exact: dict[str, list[int]] = {}
-        self.lower: dict[str, list[int]] = {}
-        self.words: dict[str, list[int]] = {}
-        self.lower_names: list[str] = []
-        # A qualifier's last part is the container or a folder/file-stem of the path: positions by each.
-        self.scoped: dict[str, set[int]] = {}
+        self.symbols = tuple(sorted(symbols, key=_rank_key))
+        exact: dict[str, list[int]] = {}
+        lower_of: dict[str, list[int]] = {}
+        words: dict[str, list[int]] = {}
+        lower_names: list[str] = []
+        scoped: dict[str, set[int]] = {}
         for position, symbol in enumerate(self.symbols):
             name = symbol.name
             lower = name.lower()
-            self.exact.setdefault(name, []).append(position)
-            self.lower.setdefault(lower, []).append(position)
-            self.words.setdefault(word_key(name), []).append(position)
-            self.lower_names.append(lower)
+            exact.setdefault(name, []).append(position)
+            lower_of.setdefault(lower, []).append(position)
+            words.setdefault(word_key(name), []).append(position)
+            lower_names.append(lower)
             for part in _scope_parts(symbol):
-                self.scoped.setdefault(part, set()).add(position)
-        self.sorted_lower = sorted(range(len(self.symbols)), key=self.lower_names.__getitem__)
-        self.sorted_keys = [self.lower_names[position] for position in self.sorted_lower]
-        masks = (_mask(name) for name in self.lower_names)
+                scoped.setdefault(part, set()).add(position)
+        self.exact, self.lower, self.words, self.lower_names, self.scoped = exact, lower_of, words, lower_names, scoped
+        self.sorted_lower = sorted(range(len(self.symbols)), key=lower_names.__getitem__)
+        self.sorted_keys = [lower_names[position] for position in self.sorted_lower]
+        masks = (_mask(name) for name in lower_names)
         self.masks = np.fromiter(masks, dtype=np.uint64, count=len(self.symbols))
 
     def __len__(self) -> int:

@@ -34,9 +34,18 @@ from ..index.indexjob import index_or_reason as _index_or_reason
 from ..index.indexjob import index_text as _index_text
 from ..index.indexjob import worker_started as _worker_started
 from ..index.lexical import DamagedLexical, LexicalIndex
+from ..index.saved import POINTER as SAVED_POINTER
 from ..index.saved import DamagedSaved, SavedIndex
 from ..index.snapshot import ContentCache, Snapshot
-from ..index.store import EncodedRow, IndexStore, StoredParsed, default_index_dir, fingerprint, payload_digest
+from ..index.store import (
+    SAVED_FILE,
+    EncodedRow,
+    IndexStore,
+    StoredParsed,
+    default_index_dir,
+    fingerprint,
+    payload_digest,
+)
 from ..index.symbols import SymbolTable
 from ..index.trigram import DamagedTrigrams, TrigramIndex, unpack
 from ..model.languages import detect_language
@@ -85,7 +94,8 @@ CATCH_UP_DELAY_S = 0.5
 LEXICAL_ATTEMPTS = 3
 # The store's derived entry that keeps the graph's centrality between runs.
 RANK_ENTRY = "graph.rank"
-# ... and the trigram postings and symbol table, so a restart opens them instead of building them.
+# ... and the trigram postings and symbol table, so a restart opens them instead of building them (the
+# entry names the memory-mapped file beside the index, `store.SAVED_FILE`, that holds them).
 SAVED_ENTRY = "index.saved"
 # The folder, next to the index file, where BM25 is kept between processes (`LexicalIndex.save`).
 LEXICAL_FOLDER = "bm25"
@@ -246,10 +256,16 @@ class Workspace:
             return None
         try:
             with paused_gc():
-                saved = SavedIndex.decode(blob)
+                if blob.startswith(SAVED_POINTER):
+                    saved = SavedIndex.open(self.store.folder, blob)
+                else:  # kept inline by an earlier version
+                    saved = SavedIndex.decode(blob)
         except DamagedSaved as error:
-            log.warning("%s: %s; the indexes are built again", self.store.path, error)
-            self.store.repairs.append(f"saved indexes were damaged ({error}); rebuilt")
+            if error.damaged:
+                log.warning("%s: %s; the indexes are built again", self.store.path, error)
+                self.store.repairs.append(f"saved indexes were damaged ({error}); rebuilt")
+            else:
+                log.info("%s: %s; the indexes are built again", self.store.path, error)
             self._saved_fingerprint = None
             return None
         if saved.rows != payload_digest(rows) or saved.doc_ids.keys() != files.keys():
@@ -273,7 +289,12 @@ class Workspace:
             return  # the rows are not the snapshot's (a write is pending); the next refresh or close stores it
         doc_ids = {path: snapshot.doc_ids[path] for path in snapshot.files}
         saved = SavedIndex(rows, doc_ids, snapshot.trigrams, snapshot.symbols)
-        self.store.write_derived(SAVED_ENTRY, current, saved.encode())
+        try:
+            pointer = saved.write(self.store.folder / SAVED_FILE)
+        except (ValueError, OSError) as error:  # a symbol the table cannot hold, a full disk: rows are decoded
+            log.warning("%s: the indexes are not saved (%s)", self.store.path, error)
+            return
+        self.store.write_derived(SAVED_ENTRY, current, pointer)
         self._saved_fingerprint = current
 
     def _stored_graph(self, files: dict[str, FileRecord], parsed: Mapping[str, ParsedFile]) -> CodeGraph | None:
@@ -289,6 +310,8 @@ class Workspace:
             self.store.repairs.append(f"stored centrality was damaged ({error}); recomputed")
             self._stored_fingerprint = None
             return None
+        if rank.order is None:
+            self._stored_fingerprint = None  # written before node ids were read in place: stored again at close
         graph = CodeGraph.deferred(parsed, rank)
         graph.rank_on_query = not self._background
         return graph

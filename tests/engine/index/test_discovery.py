@@ -143,3 +143,34 @@ def test_permission_denied_is_a_clear_error(tmp_path: Path) -> None:
     assert out[0] == "['locked.py', 'open.py']"
     assert out[1] == "['closed']"
     assert out[2] == "locked.py: Permission denied"
+
+
+def test_only_symlinked_folders_are_resolved_and_ignore_files_are_found_from_the_listing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A folder that is no symlink resolves to its parent's resolved path plus its name; `realpath`
+    (an lstat per part of the path) ran for every folder, and every folder's ignore files were looked
+    up one by one: half of a re-check's walk on Django."""
+    root = tmp_path / "root"
+    for folder in ("a/b/c", "a/d", "e"):
+        write(root, f"{folder}/m.py")
+    write(root, "a/.gitignore", "skipped.py\n")
+    write(root, "a/b/skipped.py")
+    os.symlink(root / "a" / "b", root / "e" / "link")  # the same folder by another way: walked once
+    looked_up: list[str] = []
+    resolved: list[str] = []
+    real_lstat, real_realpath = os.lstat, os.path.realpath
+
+    def counting_lstat(path: object, *args: object, **kwargs: object) -> os.stat_result:
+        looked_up.append(str(path))
+        return real_lstat(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    def counting_realpath(path: object, *args: object, **kwargs: object) -> str:
+        resolved.append(str(path))
+        return real_realpath(path, *args, **kwargs)  # type: ignore[arg-type, no-any-return]
+
+    walker = Walker(root)
+    monkeypatch.setattr(os, "lstat", counting_lstat)
+    monkeypatch.setattr(os.path, "realpath", counting_realpath)
+    assert [candidate.path for candidate in walker.walk()] == ["a/.gitignore", "a/b/c/m.py", "a/d/m.py", "e/m.py"]
+    assert sorted(Path(path).name for path in resolved) == ["link", "root"]  # the root, and the one symlink
+    assert [Path(path).name for path in looked_up if Path(path).name in (".gitignore", ".ignore")] == [".gitignore"]

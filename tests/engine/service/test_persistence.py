@@ -8,13 +8,16 @@ computed again, never trusted.
 
 from __future__ import annotations
 
+import io
 import shutil
 import sqlite3
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from fourfold.engine import Settings, Workspace
+from fourfold.engine.graph.centrality import StoredRank
 from fourfold.engine.graph.graph import CodeGraph
 from fourfold.engine.service.workspace import RANK_ENTRY, UNREADABLE_ENTRY
 
@@ -142,3 +145,28 @@ def test_a_damaged_list_of_unreadable_files_reads_them_again(tree: Path, tmp_pat
     workspace.refresh()
     assert read == ["blob.bin"]
     assert "blob.bin" in {item["path"] for item in workspace.status()["skipped_files"]}
+
+
+def test_stored_centrality_reads_its_node_ids_in_place_and_an_older_blob_still_reads(tree: Path,
+                                                                                    tmp_path: Path) -> None:
+    """The node ids are looked up by bisecting their stored order (no list or dict of 61k ids at a
+    restart); every node, an absent one, and a blob written before the order was stored read as before."""
+    indexed(tree, tmp_path / "index")
+    with sqlite3.connect(tmp_path / "index" / "index.sqlite") as db:
+        blob = db.execute("SELECT blob FROM derived WHERE name = ?", (RANK_ENTRY,)).fetchone()[0]
+    stored = StoredRank.decode(blob)
+    rank = stored.rank()
+    assert stored.order is not None and not isinstance(stored.nodes, list) and not isinstance(rank.index, dict)
+    nodes = list(stored.nodes)
+    assert len(nodes) == len(set(nodes)) > 10
+    assert [rank.index[node] for node in nodes] == list(range(len(nodes)))
+    assert "sym:nowhere.py#x" not in rank.index and rank.score("sym:nowhere.py#x") == 0.0
+    assert [rank.score(node) for node in nodes] == stored.scores.tolist()
+    with np.load(io.BytesIO(blob)) as arrays:  # as written before `starts` and `order`
+        older = {name: arrays[name] for name in arrays.files if name not in ("starts", "order")}
+    buffer = io.BytesIO()
+    np.savez(buffer, **older)
+    old = StoredRank.decode(buffer.getvalue())
+    assert old.order is None and list(old.nodes) == nodes
+    assert [old.rank().score(node) for node in nodes] == stored.scores.tolist()
+    assert StoredRank.decode(stored.encode()).encode() == stored.encode()  # a read-back rank stores the same

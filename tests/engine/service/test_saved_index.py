@@ -10,17 +10,20 @@ from __future__ import annotations
 
 import dataclasses
 import gc
-import pickle
+import json
+import os
 import shutil
 import sqlite3
+import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from fourfold.engine import SearchRequest, Settings, Workspace
-from fourfold.engine.index.saved import DamagedSaved, SavedIndex
-from fourfold.engine.index.store import StoredParsed, encode_parsed
+from fourfold.engine.index.saved import POINTER, DamagedSaved, SavedIndex
+from fourfold.engine.index.store import SAVED_FILE, StoredParsed, encode_parsed
 from fourfold.engine.index.symbols import SymbolTable
 from fourfold.engine.index.trigram import TrigramIndex, file_trigrams
 from fourfold.engine.model.records import ParsedFile, Span, Symbol
@@ -66,8 +69,8 @@ def saved_blob(index: Path) -> bytes:
 
 
 def saved_content(index: Path) -> tuple[Any, ...]:
-    """What the saved entry holds, decoded (its bytes depend on how the pickler shared equal strings)."""
-    saved = SavedIndex.decode(saved_blob(index))
+    """What the saved entry's file holds, decoded."""
+    saved = SavedIndex.open(index, saved_blob(index))
     arrays = saved.trigrams.arrays()
     return (saved.rows, saved.doc_ids, {name: array.tolist() for name, array in arrays.items()},
             list(saved.symbols.all()))
@@ -147,6 +150,62 @@ def test_a_damaged_saved_entry_is_not_used_and_is_saved_again(tree: Path, tmp_pa
     assert opened_saved(opened(tree, tmp_path / "index"))
 
 
+def garbled(data: bytes, at: int) -> bytes:
+    return data[:at] + bytes([data[at] ^ 0xFF]) + data[at + 1:]
+
+
+@pytest.mark.parametrize("damage", ["garbled", "garbled header", "truncated", "empty", "missing", "foreign"])
+def test_a_damaged_saved_file_is_not_used_and_is_written_again(tree: Path, tmp_path: Path, damage: str) -> None:
+    """The memory-mapped file beside the index is checked as the entry was: its size and digest are in
+    the store, so a file cut, garbled, gone, or written for another index is refused, said, and rebuilt."""
+    cold = cold_answers(tree, tmp_path / "index")
+    path, content = tmp_path / "index" / SAVED_FILE, saved_content(tmp_path / "index")
+    data = path.read_bytes()
+    assert saved_blob(tmp_path / "index").startswith(POINTER) and len(saved_blob(tmp_path / "index")) < 300
+    if damage == "foreign":  # the file of an index of other files, whole and valid in itself
+        other = tmp_path / "other"
+        shutil.copytree(tree, other)
+        (other / "inventory" / "models.py").write_text("def elsewhere():\n    return 1\n")
+        cold_answers(other, tmp_path / "other index")
+        shutil.copyfile(tmp_path / "other index" / SAVED_FILE, path)
+    elif damage == "missing":
+        path.unlink()
+    else:
+        path.write_bytes({"garbled": garbled(data, len(data) - 100), "garbled header": garbled(data, 30),
+                          "truncated": data[: len(data) // 2], "empty": b""}[damage])
+    workspace = opened(tree, tmp_path / "index")
+    assert not opened_saved(workspace)
+    assert any("saved indexes were damaged" in repair for repair in workspace.status()["repairs"])
+    assert answers(workspace) == cold
+    workspace.refresh()
+    workspace.close()
+    assert saved_content(tmp_path / "index") == content
+    assert opened_saved(opened(tree, tmp_path / "index"))
+
+
+def test_a_save_writes_its_file_whole_and_leaves_no_temporary_behind(tree: Path, tmp_path: Path) -> None:
+    index = tmp_path / "index"
+    index.mkdir()
+    stale, fresh = index / f"{SAVED_FILE}.1.2.tmp", index / f"{SAVED_FILE}.3.4.tmp"
+    for leftover in (stale, fresh):  # a killed save's (an hour old) and one another process is writing now
+        leftover.write_bytes(b"half a file")
+    os.utime(stale, (time.time() - 3600, time.time() - 3600))
+    cold_answers(tree, index)
+    assert not stale.exists() and fresh.exists()
+    assert sorted(path.name for path in index.glob(f"{SAVED_FILE}*")) == [SAVED_FILE, fresh.name]
+    assert (index / SAVED_FILE).stat().st_size == json.loads(saved_blob(index)[len(POINTER):])["size"]
+
+
+def test_a_rebuilt_index_file_takes_its_saved_file_with_it(tree: Path, tmp_path: Path) -> None:
+    cold_answers(tree, tmp_path / "index")
+    (tmp_path / "index" / "index.sqlite").write_bytes(b"not a database at all" * 100)
+    workspace = opened(tree, tmp_path / "index")
+    assert not (tmp_path / "index" / SAVED_FILE).exists()  # the rows it was built from are gone
+    workspace.refresh()
+    workspace.close()
+    assert opened_saved(opened(tree, tmp_path / "index"))
+
+
 def test_an_entry_saved_for_other_rows_is_not_used(tree: Path, tmp_path: Path) -> None:
     cold_answers(tree, tmp_path / "index")
     with sqlite3.connect(tmp_path / "index" / "index.sqlite") as db:
@@ -186,6 +245,9 @@ def test_a_saved_index_reads_back_as_it_was_written() -> None:
         assert back.trigrams.candidates(wanted).tolist() == trigrams.candidates(wanted).tolist()
     assert [m.symbol for m in back.symbols.search("load")] == [m.symbol for m in symbols.search("load")]
     assert back.symbols.definitions("c") == [symbol("c", "c.py")]
+    # The postings are read in place (no widened copy of the doc ids); what a search returns is int64 still.
+    assert back.trigrams.base.docs.dtype == np.uint32
+    assert back.trigrams.candidates(file_trigrams("load")).dtype == np.int64
 
 
 @pytest.mark.parametrize("cut", [0, 8, 20, -1])
@@ -215,16 +277,48 @@ def test_every_field_of_a_symbol_survives_the_saved_table() -> None:
     values = {field.name: Span(1, 2, 3, 4) if "Span" in str(field.type) else f"{field.name}-value"
               for field in dataclasses.fields(Symbol)}
     full = Symbol(**values)  # type: ignore[arg-type]
-    back = SymbolTable.decode(SymbolTable([full]).encode())
-    assert back.definitions(full.name) == [full] and list(back.all()) == [full]
+    bare = Symbol("bare", "function", "b.py", Span(0, 0, 1, 0), Span(0, 4, 0, 8))  # None and empty fields
+    back = SymbolTable.from_arrays(SymbolTable([full, bare]).arrays())
+    assert back.definitions(full.name) == [full] and list(back.all()) == [full, bare]
+    assert back.definitions("bare")[0].container is None and back.definitions("bare") == [bare]
 
 
 def test_a_symbol_table_saved_under_another_layout_is_not_read() -> None:
-    table = SymbolTable([symbol("load", "a.py")])
-    layout, *rest = pickle.loads(table.encode())
-    other = pickle.dumps(((layout[0][:-1], *layout[1:]), *rest))  # as if Symbol had one field less
+    arrays = SymbolTable([symbol("load", "a.py")]).arrays()
+    layout = json.loads(arrays["layout"].tobytes())
+    layout[0] = layout[0][:-1]  # as if Symbol had one field less
+    other = {**arrays, "layout": np.frombuffer(json.dumps(layout).encode(), dtype=np.uint8)}
     with pytest.raises(ValueError, match="another layout"):
-        SymbolTable.decode(other)
+        SymbolTable.from_arrays(other)
+
+
+def test_a_symbol_that_holds_no_text_where_text_belongs_is_not_saved() -> None:
+    odd = dataclasses.replace(symbol("load", "a.py"), doc=("not", "text"))  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="not text"):
+        SymbolTable([odd]).arrays()
+
+
+def test_a_saved_table_answers_every_tier_as_the_table_it_was_saved_from() -> None:
+    """The lookups read from the arrays (bisected keys, CSR positions) give the dicts' answers, in order:
+    exact, other case, same words, prefix, fuzzy, a qualifier, kinds, an overlay of edited files."""
+    names = ["load_config", "LoadConfig", "loadConfig", "load", "loader", "Loader", "reload", "lc", "über_load",
+             "__init__", "get", "get_or_create", "get", "parse", "ParseError"]
+    symbols = [dataclasses.replace(symbol(name, f"pkg/mod{at % 4}.py"), container=f"Box{at % 3}",
+                                   qualified=f"Box{at % 3}.{name}", kind=("function", "class", "variable")[at % 3])
+               for at, name in enumerate(names)]
+    table = SymbolTable(symbols).with_file("pkg/new.py", [symbol("load_new", "pkg/new.py")])
+    table = table.without_file("pkg/mod3.py")
+    back = SymbolTable.from_arrays(table.arrays())
+    assert len(back) == len(table) and list(back.all()) == list(table.all())
+    for query in ("load_config", "loadconfig", "LOAD_CONFIG", "load", "lo", "lcf", "Box1.get", "mod2.parse",
+                  "pkg.mod0.load_config", "z.get", "über", "get", "nothing_here", "ld"):
+        for kinds in (None, frozenset({"class"})):
+            assert back.search(query, kinds) == table.search(query, kinds), (query, kinds)
+    for name in names:
+        assert back.definitions(name) == table.definitions(name)
+    again = SymbolTable.from_arrays(back.arrays())  # a table read back saves the same arrays
+    assert {name: array.tolist() for name, array in again.arrays().items()} == {
+        name: array.tolist() for name, array in back.arrays().items()}
 
 
 def test_only_a_large_loaded_index_is_frozen_out_of_the_collector(tree: Path, tmp_path: Path,
