@@ -41,7 +41,7 @@ from pathlib import Path
 import numpy as np
 import xxhash
 
-from .symbols import SymbolTable
+from .symbols import LOOKUPS, SymbolTable
 from .trigram import DamagedTrigrams, TrigramIndex
 
 __all__ = ["DamagedSaved", "SavedIndex"]
@@ -57,7 +57,7 @@ STALE_TEMPORARY_S = 600.0
 _ALIGN = 64  # bytes: every part starts at a multiple of this within the payload
 _TRIGRAM_PARTS = ("grams", "offsets", "docs", "doc_set")
 _SYMBOL_PARTS = ("layout", "pool", "pool_offsets", "texts", "spans", "base", "lower_of", "sorted_lower", "masks",
-                 "overlay", *(f"{name}_{part}" for name in ("exact", "lower", "words", "scoped", "files")
+                 "overlay", *(f"{name}_{part}" for name in (*LOOKUPS, "files")
                               for part in ("keys", "offsets", "positions")))
 _PARTS = (*_TRIGRAM_PARTS, "ids", "paths", *(f"symbols.{name}" for name in _SYMBOL_PARTS))
 

@@ -34,7 +34,7 @@ from ..model.profiles import CALLABLE_KINDS, SYMBOL_TIERS, TYPE_KINDS
 from ..model.records import Span, Symbol
 from ..model.tokens import name_stems
 
-__all__ = ["SymbolMatch", "SymbolTable", "parse_symbol_query"]
+__all__ = ["LOOKUPS", "SymbolMatch", "SymbolTable", "parse_symbol_query"]
 
 
 # Within a tier: definitions users navigate to come before the values they hold.
@@ -168,7 +168,7 @@ class SymbolTable:
                 symbols.extend(found)
             files[path] = [value for value in at if value is not None]
         rows = list(map(_TEXTS_OF, symbols))
-        lookups = {name: _lookup_parts(getattr(base, name)) for name in _LOOKUPS}
+        lookups = {name: _lookup_parts(getattr(base, name)) for name in LOOKUPS}
         lower_names = list(base.lower_names)
         try:
             strings: set[Any] = set(itertools.chain.from_iterable(rows))
@@ -221,7 +221,7 @@ class SymbolTable:
         texts, spans = arrays["texts"], arrays["spans"]
         count = int(arrays["base"][0]) if arrays["base"].shape == (1,) else -1
         total = texts.shape[0] if texts.ndim == 2 else -1
-        lookups = {name: _Lookup.of(pool, arrays, name, total) for name in (*_LOOKUPS, "files")}
+        lookups = {name: _Lookup.of(pool, arrays, name, total) for name in (*LOOKUPS, "files")}
         lower_of, sorted_lower, masks = arrays["lower_of"], arrays["sorted_lower"], arrays["masks"]
         if not (texts.dtype == np.int32 and texts.shape == (total, len(_TEXT_FIELDS)) and spans.dtype == np.int64
                 and spans.shape == (total, 4 * len(_SPAN_FIELDS)) and 0 <= count <= total
@@ -236,6 +236,7 @@ class SymbolTable:
         base = _Index.__new__(_Index)
         base.symbols = _Symbols(pool, texts, spans, count, symbols)
         base.exact, base.lower, base.words = lookups["exact"], lookups["lower"], lookups["words"]
+        base.stems = lookups["stems"]
         base.scoped = lookups["scoped"].as_sets()
         base.lower_names = _Strings(pool, lower_of)
         base.sorted_lower = _Positions(sorted_lower)
@@ -359,8 +360,8 @@ def _mask(text: str) -> int:
 # What a saved table holds of a symbol: its text fields as pool ids (-1: None), its spans as four ints each.
 _TEXT_FIELDS = tuple(field.name for field in dataclasses.fields(Symbol) if field.name not in ("span", "name_span"))
 _SPAN_FIELDS = ("span", "name_span")
-# The lookups of an `_Index` a saved table keeps as sorted keys with CSR positions.
-_LOOKUPS = ("exact", "lower", "words", "scoped")
+# The lookups of an `_Index` a saved table keeps as sorted keys with CSR positions (and the files').
+LOOKUPS = ("exact", "lower", "words", "stems", "scoped")
 
 
 @functools.cache
@@ -609,6 +610,8 @@ class _Index:
     exact: Mapping[str, list[int]]
     lower: Mapping[str, list[int]]
     words: Mapping[str, list[int]]
+    # Each stemmed content word of the names (`name_stems`): what a question's plain words look up.
+    stems: Mapping[str, list[int]]
     lower_names: Sequence[str]
     # A qualifier's last part is the container or a folder/file-stem of the path: positions by each.
     scoped: Mapping[str, set[int]]
@@ -621,6 +624,7 @@ class _Index:
         exact: dict[str, list[int]] = {}
         lower_of: dict[str, list[int]] = {}
         words: dict[str, list[int]] = {}
+        stems: dict[str, list[int]] = {}
         lower_names: list[str] = []
         scoped: dict[str, set[int]] = {}
         for position, symbol in enumerate(self.symbols):
@@ -629,10 +633,13 @@ class _Index:
             exact.setdefault(name, []).append(position)
             lower_of.setdefault(lower, []).append(position)
             words.setdefault(word_key(name), []).append(position)
+            for word in name_stems(name):
+                stems.setdefault(word, []).append(position)
             lower_names.append(lower)
             for part in _scope_parts(symbol):
                 scoped.setdefault(part, set()).add(position)
         self.exact, self.lower, self.words, self.lower_names, self.scoped = exact, lower_of, words, lower_names, scoped
+        self.stems = stems
         self.sorted_lower = sorted(range(len(self.symbols)), key=lower_names.__getitem__)
         self.sorted_keys = [lower_names[position] for position in self.sorted_lower]
         masks = (_mask(name) for name in lower_names)
@@ -641,26 +648,17 @@ class _Index:
     def __len__(self) -> int:
         return len(self.symbols)
 
-    @cached_property
-    def _stemmed(self) -> tuple[dict[str, tuple[str, ...]], dict[str, list[str]]]:
-        """Each word key's stemmed content words, and the word keys each stem occurs in."""
-        stems: dict[str, tuple[str, ...]] = {}
-        keys_of: dict[str, list[str]] = {}
-        for key, positions in self.words.items():
-            found = name_stems(self.symbols[positions[0]].name)
-            stems[key] = found
-            for word in found:
-                keys_of.setdefault(word, []).append(key)
-        return stems, keys_of
-
     def worded(self, asked: frozenset[str], min_words: int) -> Iterator[tuple[int, int]]:
-        """(content word count, position) of the symbols whose every content word is asked."""
-        stems, keys_of = self._stemmed
-        keys = {key for word in asked for key in keys_of.get(word, ())}
-        for key in sorted(keys):
-            found = stems[key]
-            if len(found) >= min_words and asked.issuperset(found):
-                yield from ((len(found), position) for position in self.words[key])
+        """(content word count, position) of the symbols whose every content word is asked: a name's
+        stems are counted among the asked ones, and the name qualifies when the count is all of them."""
+        found = [np.asarray(self.stems.get(word, ()), dtype=np.int64) for word in sorted(asked)]
+        if not found:
+            return
+        positions, counts = np.unique(np.concatenate(found), return_counts=True)
+        enough = counts >= min_words
+        for position, count in zip(positions[enough].tolist(), counts[enough].tolist(), strict=True):
+            if count == len(name_stems(self.symbols[position].name)):
+                yield count, position
 
     def search(
         self, query: _Query, tiers: Sequence[str], limit: int | None, hidden: frozenset[str]

@@ -105,6 +105,7 @@ def with_abbreviations(tokens: Sequence[str]) -> list[str]:
     return [*tokens, *dict.fromkeys(extra)]
 
 
+@lru_cache(maxsize=WORD_CACHE_SIZE)
 def name_stems(name: str) -> tuple[str, ...]:
     """The stemmed content words of an identifier, each once (`nvm_is_version_installed` -> nvm,
     version, install): what a question has to say to name the symbol in plain words."""

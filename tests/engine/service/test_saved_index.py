@@ -316,6 +316,9 @@ def test_a_saved_table_answers_every_tier_as_the_table_it_was_saved_from() -> No
             assert back.search(query, kinds) == table.search(query, kinds), (query, kinds)
     for name in names:
         assert back.definitions(name) == table.definitions(name)
+    for words in ({"load", "config"}, {"get", "creat"}, {"pars", "error", "load"}, {"load"}):
+        assert back.worded(words, 2) == table.worded(words, 2), words
+    assert sorted(s.name for s in back.worded({"load", "config"}, 2)) == ["LoadConfig", "loadConfig", "load_config"]
     again = SymbolTable.from_arrays(back.arrays())  # a table read back saves the same arrays
     assert {name: array.tolist() for name, array in again.arrays().items()} == {
         name: array.tolist() for name, array in back.arrays().items()}
