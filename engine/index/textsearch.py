@@ -272,7 +272,8 @@ def match_text(
     matcher = _compile(query, 0)
     needle = _plain_needle(query)
     finder = _Finder(needle) if needle is not None else None
-    guide = _guide_literal(query)
+    literal = _guide_literal(query)
+    guide = _Finder(literal) if literal is not None else None
     rank_words = query.kind == "identifier"
     whole: list[_Line] = []
     partial: list[_Line] = []
@@ -391,12 +392,12 @@ class _Guide:
     would start anyway after a hit, so `^` and `\\b` behave as before).
     """
 
-    def __init__(self, literal: bytes, lowered: bytes) -> None:
+    def __init__(self, literal: _Finder, lowered: bytes) -> None:
         self.literal, self.lowered = literal, lowered
 
     def next_line(self, pos: int) -> int:
         """The start of the first line at or after `pos` (a line start) where a match may begin; -1 if none."""
-        found = self.lowered.find(self.literal, pos)
+        found = self.literal.find(self.lowered, pos)
         if found == -1:
             return -1
         newline = self.lowered.rfind(b"\n", pos, found)

@@ -343,14 +343,14 @@ def test_identifier_keeps_the_first_whole_word_of_a_line_in_both_ways_of_numberi
         assert [row[:5] for row in hit_rows(search_text(query, files).hits)] == expected
 
 
-@pytest.mark.parametrize("text", ["Needle", "needle", "Größe", "ab"])
+@pytest.mark.parametrize("text", ["Needle", "needle", "Größe", "ab", r"/Ne+dle\b/", r"/needle|ab/"])
 def test_literal_found_past_the_byte_search_window_agrees_with_a_plain_byte_search(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str
 ) -> None:
     """Beyond FIND_WINDOW bytes RE2 takes over the search for a literal; gaps of every size around the
-    window's edge give the same lines and columns as `bytes.find` alone."""
+    window's edge give the same lines and columns as `bytes.find` alone (a regex's guiding literal too)."""
     gaps = [0, 1, 5, 6, 7, 8, 9, 30, 200]
-    word = text if text != "needle" else "NeEdLe"  # the lowercase query ignores case
+    word = {"needle": "NeEdLe", r"/Ne+dle\b/": "Needle", r"/needle|ab/": "ab"}.get(text, text)  # lowercase: any case
     body = "".join("." * gap + word + "\n" + "-" * gap + "\n" for gap in gaps) + "x" * 100 + word
     files = disk_files(tmp_path, {"a.txt": body, "b.txt": "café " + body})
     query = parse_text_query(text)
