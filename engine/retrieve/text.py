@@ -6,15 +6,16 @@ from __future__ import annotations
 import threading
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from itertools import accumulate
 
 import numpy as np
 
 from ..index.lexical import LexicalIndex
 from ..index.snapshot import Snapshot
-from ..index.textsearch import SearchText, TextQuery, candidate_plan, search_text
+from ..index.textsearch import SearchText, TextMatches, TextQuery, candidate_plan, match_text
 from ..model.profiles import LEXICAL_CANDIDATES
-from ..model.records import Chunk, Hit, ParsedFile, Symbol
+from ..model.records import Chunk, FileRecord, Hit, ParsedFile, Symbol
 from ..model.tokens import with_abbreviations
 from ..query.parsedquery import ParsedQuery
 from ..query.request import Ranking
@@ -22,8 +23,13 @@ from ..rank.ranking import boost_chunks, literal_ranked, with_generic
 from .retriever import Retriever, chunk_hit
 from .similar import seed_text
 
-__all__ = ["LexicalCache", "literal_hits", "make_text_retriever"]
+__all__ = ["LexicalCache", "LineMatches", "every_line", "literal_hits", "literal_matches", "make_text_retriever"]
 
+# A grep-like listing (`every_line`): full hits for the first LINE_PAGE lines, as the text retriever's
+# depth (profiles.RETRIEVER_DEPTH) gives a search; at most MAX_LINES lines in all, which bounds its
+# memory (a record is a 4-tuple, about 100 bytes) when a short literal matches most lines of a large repository.
+LINE_PAGE = 100
+MAX_LINES = 100_000
 # Files whose symbol lookup for literal hits stays cached (oldest evicted first): a few MB at most.
 ENCLOSING_CACHE_FILES = 8192
 
@@ -142,7 +148,34 @@ def _question_hits(
 
 
 def literal_hits(snapshot: Snapshot, query: TextQuery, limit: int) -> list[Hit]:
-    """Trigram candidates confirmed by the real matcher (RE2 for regexes)."""
+    """Trigram candidates confirmed by the real matcher (RE2 for regexes), each with its enclosing definition."""
+    return _with_symbols(snapshot, literal_matches(snapshot, query, limit).hits())
+
+
+@dataclass(frozen=True)
+class LineMatches:
+    """Every line that matches a literal, identifier or regex search, as a grep-like client lists them.
+
+    `page` holds full hits (columns, snippet, enclosing definition) for the first lines, the ones a
+    client shows at once; `lines` is (path, 0-based line) of every matching line in the same order,
+    so a client can count, group or page through thousands of them without the engine building a
+    Hit for each (issue 17). `reason` says why `truncated` holds, as in `TextResult`.
+    """
+
+    page: list[Hit]
+    lines: list[tuple[str, int]]
+    truncated: bool = False
+    reason: str = ""
+
+
+def every_line(snapshot: Snapshot, query: TextQuery, page: int = LINE_PAGE, limit: int = MAX_LINES) -> LineMatches:
+    """Every matching line of `query` (up to `limit`), the first `page` of them as full hits."""
+    found = literal_matches(snapshot, query, limit)
+    return LineMatches(_with_symbols(snapshot, found.hits(page)), found.lines(), found.truncated, found.reason)
+
+
+def literal_matches(snapshot: Snapshot, query: TextQuery, limit: int) -> TextMatches:
+    """The matching lines of the trigram candidates, as records (`TextMatches`) not yet turned into Hits."""
     plan = candidate_plan(query)
     if plan is None:
         paths = sorted(snapshot.files)
@@ -150,8 +183,7 @@ def literal_hits(snapshot: Snapshot, query: TextQuery, limit: int) -> list[Hit]:
         ids = np.unique(np.concatenate([snapshot.trigrams.candidates(grams) for grams in plan]))
         paths = sorted(path for doc in ids.tolist() if (path := snapshot.paths_by_id.get(doc)) is not None)
     files = ((path, text) for path in paths if (text := _searchable(snapshot, path)) is not None)
-    result = search_text(query, files, limit=limit)
-    return _with_symbols(snapshot, result.hits)
+    return match_text(query, files, limit=limit)
 
 
 def _searchable(snapshot: Snapshot, path: str) -> SearchText | None:
@@ -193,11 +225,19 @@ class _Enclosing:
 
 
 def _with_symbols(snapshot: Snapshot, hits: list[Hit]) -> list[Hit]:
-    """Every hit with its enclosing definition; each file's symbols are sorted once, not once per hit."""
+    """Every hit with its enclosing definition; each file's symbols and record are looked up once, not once
+    per hit (hits come grouped by file, and a saved index's rows are a mapping that decodes on demand)."""
     result = []
+    path: str | None = None
+    enclosing: _Enclosing | None = None
+    record: FileRecord | None = None
     for hit in hits:
-        parsed = snapshot.parsed.get(hit.path)
-        result.append(_with_symbol(snapshot, hit, _enclosing(parsed) if parsed is not None else None))
+        if hit.path != path:
+            path = hit.path
+            parsed = snapshot.parsed.get(path)
+            enclosing = _enclosing(parsed) if parsed is not None else None
+            record = snapshot.files.get(path)
+        result.append(_with_symbol(hit, enclosing, record))
     return result
 
 
@@ -221,12 +261,11 @@ def _enclosing(parsed: ParsedFile) -> _Enclosing:
     return made
 
 
-def _with_symbol(snapshot: Snapshot, hit: Hit, enclosing: _Enclosing | None) -> Hit:
+def _with_symbol(hit: Hit, enclosing: _Enclosing | None, record: FileRecord | None) -> Hit:
     """Attach the innermost enclosing definition, so fusion can merge this hit with other modalities'."""
     if enclosing is None:
         return hit
     best = enclosing.at(hit.span.start_line)
-    record = snapshot.files.get(hit.path)
     return Hit(
         hit.path,
         hit.span,

@@ -47,6 +47,7 @@ from ..index.store import (
     payload_digest,
 )
 from ..index.symbols import SymbolTable
+from ..index.textsearch import parse_text_query
 from ..index.trigram import DamagedTrigrams, TrigramIndex, unpack
 from ..model.languages import detect_language
 from ..model.memory import keep_long_lived, paused_gc
@@ -59,7 +60,7 @@ from ..retrieve import navigation
 from ..retrieve.graph import graph
 from ..retrieve.semantic import make_semantic_retriever
 from ..retrieve.structural import structural
-from ..retrieve.text import LexicalCache, make_text_retriever
+from ..retrieve.text import LINE_PAGE, LexicalCache, LineMatches, every_line, make_text_retriever
 from ..search.answer import Answer, IndexState, SearchResponse, answer_of
 from ..search.search import Searcher
 from .embedder import Embedder
@@ -795,6 +796,11 @@ class Workspace:
     def search_dict(self, request: SearchRequest) -> dict[str, Any]:
         """`search_answer` as the protocol's JSON (engine columns: code points)."""
         return self.search_answer(request).to_dict()
+
+    def every_line(self, query: str, page: int = LINE_PAGE) -> LineMatches:
+        """Every line matching a literal, identifier or regex query (`parse_text_query`'s syntax), as grep
+        lists them: the first `page` as full hits, the rest as (path, line). Raises QueryError."""
+        return every_line(self._snapshot, parse_text_query(query), page)
 
     def _behind_notes(self, response: SearchResponse, request: SearchRequest) -> list[str]:
         """What a search answered before a modality it used caught up with the latest edits should say.

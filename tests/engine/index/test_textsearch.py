@@ -7,9 +7,11 @@ import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from fourfold.engine.index import textsearch
 from fourfold.engine.index.regexplan import plan
 from fourfold.engine.index.textsearch import (
     REASON_BYTES,
@@ -19,11 +21,13 @@ from fourfold.engine.index.textsearch import (
     SearchText,
     TextQuery,
     candidate_plan,
+    match_text,
     parse_text_query,
     required_trigrams,
     search_text,
 )
 from fourfold.engine.index.trigram import TrigramIndex, file_trigrams
+from fourfold.engine.model.records import Hit
 
 POLYGLOT = Path(__file__).resolve().parents[2] / "fixtures" / "polyglot"
 
@@ -289,3 +293,96 @@ def test_regex_with_a_guiding_literal_agrees_with_a_plain_scan() -> None:
     files = [("a.py", "\n".join(lines))]
     expected = [("a.py", n, lines[n].index("retry")) for n in range(200) if n % 7 == 0]
     assert _lines(r"re:retry\(\w+, \d\)", files) == expected
+
+
+def disk_files(root: Path, contents: dict[str, str]) -> list[tuple[str, str]]:
+    """Write `contents` under `root` and read them back as the matcher gets them (path, text)."""
+    for name, text in contents.items():
+        (root / name).write_bytes(text.encode("utf-8"))
+    return [(name, (root / name).read_bytes().decode("utf-8")) for name in sorted(contents)]
+
+
+def hit_rows(hits: list[Hit]) -> list[tuple[str, int, int, int, float, str]]:
+    return [(h.path, h.span.start_line, h.span.start_col, h.span.end_col, h.score, h.snippet) for h in hits]
+
+
+def test_matching_lines_become_hits_only_for_the_lines_shown(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 17: thousands of matching lines cost a tuple each; only the page a client shows is built as Hits."""
+    files = disk_files(tmp_path, {f"{i}.py": "x = needle(1)\ny = 2\nneedle needle\n" * 50 for i in range(4)})
+    query = parse_text_query("needle")
+    made: list[int] = []
+    real_hit = textsearch._hit
+    monkeypatch.setattr(textsearch, "_hit", lambda found, score: made.append(1) or real_hit(found, score))
+    found = match_text(query, files, limit=10**6)
+    assert len(found) == 400 and not found.truncated and made == []
+    assert found.lines() == [(f"{i}.py", line) for i in range(4) for line in range(150) if line % 3 != 1]
+    page = found.hits(7)
+    assert len(made) == 7
+    assert hit_rows(page) == hit_rows(search_text(query, files, limit=10**6).hits[:7])
+
+
+def test_identifier_keeps_the_first_whole_word_of_a_line_in_both_ways_of_numbering_lines(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file with few occurrences gets its lines by bisection, one with many by searchsorted: same answer."""
+    few = "xretry retry\nretryx\n"
+    many = "retry_a retry_b retry\n" * 3 + "retrying\n" + "a = 1\n" + "retry\n"
+    files = disk_files(tmp_path, {"few.py": few, "many.py": many})
+    query = parse_text_query("retry")
+    expected = [
+        ("few.py", 0, 7, 12, 1.0),
+        ("many.py", 0, 16, 21, 1.0),
+        ("many.py", 1, 16, 21, 1.0),
+        ("many.py", 2, 16, 21, 1.0),
+        ("many.py", 5, 0, 5, 1.0),
+        ("few.py", 1, 0, 5, 0.5),
+        ("many.py", 3, 0, 5, 0.5),
+    ]
+    for few_occurrences in (0, textsearch.FEW_OCCURRENCES, 10**6):
+        monkeypatch.setattr(textsearch, "FEW_OCCURRENCES", few_occurrences)
+        assert [row[:5] for row in hit_rows(search_text(query, files).hits)] == expected
+
+
+@pytest.mark.parametrize("text", ["Needle", "needle", "Größe", "ab", r"/Ne+dle\b/", r"/needle|ab/"])
+def test_literal_found_past_the_byte_search_window_agrees_with_a_plain_byte_search(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str
+) -> None:
+    """Beyond FIND_WINDOW bytes RE2 takes over the search for a literal; gaps of every size around the
+    window's edge give the same lines and columns as `bytes.find` alone (a regex's guiding literal too)."""
+    gaps = [0, 1, 5, 6, 7, 8, 9, 30, 200]
+    word = {"needle": "NeEdLe", r"/Ne+dle\b/": "Needle", r"/needle|ab/": "ab"}.get(text, text)  # lowercase: any case
+    body = "".join("." * gap + word + "\n" + "-" * gap + "\n" for gap in gaps) + "x" * 100 + word
+    files = disk_files(tmp_path, {"a.txt": body, "b.txt": "café " + body})
+    query = parse_text_query(text)
+    monkeypatch.setattr(textsearch, "FIND_WINDOW", 1 << 40)
+    plain = hit_rows(search_text(query, files, limit=10**6).hits)
+    assert len(plain) == 2 * (len(gaps) + 1)
+    monkeypatch.setattr(textsearch, "FIND_WINDOW", 8)
+    assert hit_rows(search_text(query, files, limit=10**6).hits) == plain
+
+
+def test_newlines_are_the_offsets_of_every_line_break_after_crlf_folding() -> None:
+    text = SearchText("a\r\nbc\n\nd")
+    assert text.data == b"a\nbc\n\nd"
+    assert text.newlines.tolist() == [1, 4, 5]
+    assert text.newlines is text.newlines  # computed once per file version
+    assert SearchText("").newlines.tolist() == []
+
+
+class _PublicOnly:
+    """An RE2 matcher seen through its public API alone, as a binding without the internals would offer."""
+
+    def __init__(self, matcher: Any) -> None:
+        self.search = matcher.search
+
+
+def test_regex_window_search_without_the_bindings_internals_gives_the_same_lines(tmp_path: Path) -> None:
+    files = disk_files(tmp_path, {"a.py": "raise ValueError('x')\nraise Http404\n  raise KeyError(k)\n"})
+    query = parse_text_query(r"/raise \w+Error\(/")
+    matcher = textsearch._compile(query, 0)
+    data = SearchText(files[0][1]).data
+    fast, public = textsearch._searcher(matcher), textsearch._searcher(_PublicOnly(matcher))  # type: ignore[arg-type]
+    assert fast is not public
+    for pos, end in ((0, len(data)), (1, len(data)), (22, 40), (36, len(data)), (len(data), len(data))):
+        assert fast(data, pos, end) == public(data, pos, end)
+    assert [(h.span.start_line, h.span.start_col) for h in search_text(query, files).hits] == [(0, 0), (2, 2)]

@@ -8,12 +8,16 @@ import shutil
 import signal
 import subprocess
 import sys
+from collections import Counter
+from collections.abc import Iterator, Mapping
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from fourfold.engine import SearchRequest, Settings, Workspace, WorkspaceError
-from fourfold.engine.index.textsearch import parse_text_query
+from fourfold.engine.index.textsearch import QueryError, parse_text_query
+from fourfold.engine.model.records import ParsedFile
 from fourfold.engine.retrieve.text import literal_hits
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "polyglot"
@@ -209,3 +213,45 @@ def test_reopened_index_answers_as_the_one_that_built_it(tree: Path, tmp_path: P
     assert all(expected.values())
     assert second.snapshot().symbols.definitions("Config") == symbols
     assert second.central_symbols(10) == central
+
+
+class _CountingRows(Mapping[str, ParsedFile]):
+    """A snapshot's parsed rows that count lookups by path (a saved index decodes rows on lookup)."""
+
+    def __init__(self, rows: Mapping[str, ParsedFile]) -> None:
+        self.rows, self.asked = rows, Counter[str]()
+
+    def __getitem__(self, path: str) -> ParsedFile:
+        self.asked[path] += 1
+        return self.rows[path]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.rows)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+
+def test_every_line_lists_all_matching_lines_and_builds_the_page_with_definitions(tmp_path: Path) -> None:
+    """Issue 17: a grep-like listing gives (path, line) of every matching line, full hits for the first page,
+    and looks up each file's definitions once however many of its lines match."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "a.py").write_text("def first():\n    return marker(1)\n\n" * 30)
+    (root / "b.py").write_text("class Holder:\n    def get(self):\n        return marker\n")
+    workspace = open_workspace(root, tmp_path / "index")
+    workspace.refresh()
+    found = workspace.every_line("marker", page=5)
+    assert found.lines == [("a.py", 1 + 3 * n) for n in range(30)] + [("b.py", 2)]
+    assert not found.truncated and found.reason == ""
+    assert [(h.path, h.span.start_line, h.symbol, h.kind) for h in found.page] == [
+        ("a.py", 1 + 3 * n, "first", "function") for n in range(5)]
+    counted = _CountingRows(workspace.snapshot().parsed)
+    snapshot = replace(workspace.snapshot(), parsed=counted)
+    hits = literal_hits(snapshot, parse_text_query("marker"), 100)
+    assert [(h.path, h.span.start_line) for h in hits] == found.lines
+    assert hits[-1].symbol == "Holder.get"
+    assert counted.asked == Counter({"a.py": 1, "b.py": 1})
+    with pytest.raises(QueryError):
+        workspace.every_line("/a(?=b)/")
+    workspace.close()
