@@ -91,8 +91,9 @@ SAVED_ENTRY = "index.saved"
 LEXICAL_FOLDER = "bm25"
 # ... and the files refused on reading (binary, minified), so a restart does not read them again.
 UNREADABLE_ENTRY = "unreadable"
-# A loaded index of at least this many files is frozen out of the cycle collector (`keep_long_lived`):
-# on Django (5.4k files) the collector's first passes over the loaded records cost 0.2-2 s; below
+# A loaded index, or one built in bulk, of at least this many files is frozen out of the cycle collector
+# (`keep_long_lived`): on Django (5.4k files) the collector's first passes over the loaded records cost
+# 0.2-2 s, over a cold index's records and graph several seconds spread over whatever ran next; below
 # this the walk costs milliseconds, and freezing would also keep whatever cyclic garbage the process
 # holds at that moment (a test session opening hundreds of small workspaces) for good.
 FREEZE_MIN_FILES = 1000
@@ -410,13 +411,17 @@ class Workspace:
             and (full or self._changed(current.files.get(c.path), c.size, c.mtime_ns))
         ]
         removed = [path for path in current.files if path not in present]
-        count, pending = self._index_paths(stale, skipped, progress, cancel)
-        unreadable_before = self._unreadable
-        self._unreadable = {path: (*versions[path], reason) for path, reason in skipped.items() if path in versions}
-        if self._unreadable != unreadable_before:
-            self._store_unreadable()
-        unreadable = [path for path in stale if path in skipped and path in current.files]
-        self._apply(pending, removed + unreadable, skipped)
+        # One pause from the first file received to the snapshot built: the records arrive, then the bulk
+        # build frees them from the collector (`_apply`) before it walks them once.
+        with paused_gc():
+            count, pending = self._index_paths(stale, skipped, progress, cancel)
+            unreadable_before = self._unreadable
+            self._unreadable = {path: (*versions[path], reason) for path, reason in skipped.items()
+                                if path in versions}
+            if self._unreadable != unreadable_before:
+                self._store_unreadable()
+            unreadable = [path for path in stale if path in skipped and path in current.files]
+            self._apply(pending, removed + unreadable, skipped)
         cancelled = cancel is not None and cancel.is_set()
         if not cancelled:
             self._snapshot.graph.refresh_centrality()  # part of indexing, not of the first search
@@ -561,7 +566,10 @@ class Workspace:
                 path = item.stored.record.path
                 files[path], parsed[path], packed[path] = item.stored.record, item.stored.parsed, item.stored.trigrams
                 changed[path] = item.grams
-            self._snapshot = self._rebuilt(old, files, parsed, packed, changed, with_graph=not partial, **changes)
+            with paused_gc():
+                self._snapshot = self._rebuilt(old, files, parsed, packed, changed, with_graph=not partial, **changes)
+                if not partial and len(files) >= FREEZE_MIN_FILES:
+                    keep_long_lived()  # as after a load: these records live as long as the snapshot
             self._graph_behind = partial
             if not partial:
                 self._schedule_catch_up()

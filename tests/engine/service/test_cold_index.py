@@ -1,7 +1,9 @@
-"""A cold index does its bulk work once: no partial snapshots where no search can run."""
+"""A cold index does its bulk work once: no partial snapshots where no search can run, the records frozen
+out of the cycle collector after a large first index."""
 
 from __future__ import annotations
 
+import gc
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -63,3 +65,23 @@ def test_a_one_shot_cold_index_publishes_no_partial_snapshot(tree: Path, tmp_pat
     finally:
         one_shot.close()
 
+
+def test_a_large_cold_index_is_frozen_out_of_the_collector(tree: Path, tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(workspace_module, "BULK_CHANGE", 0)  # the fixture's files are applied in bulk
+    gc.unfreeze()
+    small, _ = cold_index(tree, tmp_path / "small", background=False)
+    small.close()
+    assert gc.get_freeze_count() == 0  # the fixture's few files are below FREEZE_MIN_FILES
+    monkeypatch.setattr(workspace_module, "FREEZE_MIN_FILES", 1)
+    try:
+        large, _ = cold_index(tree, tmp_path / "large", background=False)
+        try:
+            assert gc.get_freeze_count() > 0
+            walked = {id(item) for item in gc.get_objects(generation=None)}  # what the collector still walks
+            record = next(iter(large.snapshot().parsed.values()))
+            assert id(record) not in walked
+        finally:
+            large.close()
+    finally:
+        gc.unfreeze()
