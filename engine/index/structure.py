@@ -619,12 +619,10 @@ def _collect(language: str, root: ts.Node) -> tuple[list[_Scope], list[_RawRefer
             elif capture.startswith("reference."):
                 _add_reference(references, capture, names[0])
     definition_names = {scope.name_node.id for scope in scopes.values()}
-    ignored = IGNORED_REFERENCES.get(language, frozenset())
-    kept = [
-        ref
-        for ref in references.values()
-        if ref.name_node.id not in definition_names and _text(ref.name_node) not in ignored
-    ]
+    kept = [ref for ref in references.values() if ref.name_node.id not in definition_names]
+    ignored = IGNORED_REFERENCES.get(language)
+    if ignored:  # only then is every name read here (`_references` reads the kept ones' anyway)
+        kept = [ref for ref in kept if _text(ref.name_node) not in ignored]
     ordered = sorted(scopes.values(), key=lambda s: (s.outer.start_byte, -s.end_byte, s.pattern))
     return ordered, kept, imports
 

@@ -102,8 +102,9 @@ SAVED_ENTRY = "index.saved"
 LEXICAL_FOLDER = "bm25"
 # ... and the files refused on reading (binary, minified), so a restart does not read them again.
 UNREADABLE_ENTRY = "unreadable"
-# A loaded index of at least this many files is frozen out of the cycle collector (`keep_long_lived`):
-# on Django (5.4k files) the collector's first passes over the loaded records cost 0.2-2 s; below
+# A loaded index, or one built in bulk, of at least this many files is frozen out of the cycle collector
+# (`keep_long_lived`): on Django (5.4k files) the collector's first passes over the loaded records cost
+# 0.2-2 s, over a cold index's records and graph several seconds spread over whatever ran next; below
 # this the walk costs milliseconds, and freezing would also keep whatever cyclic garbage the process
 # holds at that moment (a test session opening hundreds of small workspaces) for good.
 FREEZE_MIN_FILES = 1000
@@ -145,7 +146,9 @@ class Workspace:
 
     def __init__(self, root: Path, settings: Settings | None = None, background: bool = True) -> None:
         """`background`: recompute centrality in a thread after edits (a server wants this; a one-shot CLI
-        does not)."""
+        does not). Only such a workspace publishes partial snapshots during a first index: in a one-shot
+        CLI no search can run until the refresh returns, and each partial snapshot rebuilds the trigram
+        and symbol indexes whole (on Django, 5 partial builds of 74k symbols in all beside the final 56k)."""
         if not root.is_dir():
             raise WorkspaceError(f"workspace root {root} does not exist or is not a folder")
         self.root = root.resolve()
@@ -432,13 +435,17 @@ class Workspace:
             and (full or self._changed(current.files.get(c.path), c.size, c.mtime_ns))
         ]
         removed = [path for path in current.files if path not in present]
-        count, pending = self._index_paths(stale, skipped, progress, cancel)
-        unreadable_before = self._unreadable
-        self._unreadable = {path: (*versions[path], reason) for path, reason in skipped.items() if path in versions}
-        if self._unreadable != unreadable_before:
-            self._store_unreadable()
-        unreadable = [path for path in stale if path in skipped and path in current.files]
-        self._apply(pending, removed + unreadable, skipped)
+        # One pause from the first file received to the snapshot built: the records arrive, then the bulk
+        # build frees them from the collector (`_apply`) before it walks them once.
+        with paused_gc():
+            count, pending = self._index_paths(stale, skipped, progress, cancel)
+            unreadable_before = self._unreadable
+            self._unreadable = {path: (*versions[path], reason) for path, reason in skipped.items()
+                                if path in versions}
+            if self._unreadable != unreadable_before:
+                self._store_unreadable()
+            unreadable = [path for path in stale if path in skipped and path in current.files]
+            self._apply(pending, removed + unreadable, skipped)
         cancelled = cancel is not None and cancel.is_set()
         if not cancelled:
             self._snapshot.graph.refresh_centrality()  # part of indexing, not of the first search
@@ -463,8 +470,8 @@ class Workspace:
                      cancel: threading.Event | None) -> tuple[int, list[_Indexed]]:
         """Parse and store `paths`; returns how many were indexed and those not yet published.
 
-        While a long first index runs, what is done so far is published now and then, so searches
-        answer from it (flagged partial) instead of from nothing.
+        While a long first index runs in a server (`background`), what is done so far is published now
+        and then, so searches answer from it (flagged partial) instead of from nothing.
 
         The cycle collector is paused throughout: the workers' records arrive here by the hundred
         thousand (unpickled in the pool's thread) and form no cycles, yet with it running, Django's
@@ -486,7 +493,7 @@ class Workspace:
                 self.store.write(entry.stored for entry in pending[-unwritten:])
                 unwritten = 0
                 due = time.perf_counter() - published_at > max(PUBLISH_INTERVAL_S, 3 * publish_cost)
-                if due and len(pending) >= PUBLISH_GROWTH * published:
+                if self._background and due and len(pending) >= PUBLISH_GROWTH * published:
                     started = time.perf_counter()
                     self._apply(pending, (), partial=True)
                     published += len(pending)
@@ -583,7 +590,10 @@ class Workspace:
                 path = item.stored.record.path
                 files[path], parsed[path], packed[path] = item.stored.record, item.stored.parsed, item.stored.trigrams
                 changed[path] = item.grams
-            self._snapshot = self._rebuilt(old, files, parsed, packed, changed, with_graph=not partial, **changes)
+            with paused_gc():
+                self._snapshot = self._rebuilt(old, files, parsed, packed, changed, with_graph=not partial, **changes)
+                if not partial and len(files) >= FREEZE_MIN_FILES:
+                    keep_long_lived()  # as after a load: these records live as long as the snapshot
             self._graph_behind = partial
             if not partial:
                 self._schedule_catch_up()

@@ -68,6 +68,29 @@ def test_symlink_loop_terminates(tmp_path: Path) -> None:
     assert walked(tmp_path) == ["a/file.py"]
 
 
+def test_only_symlinked_folders_are_resolved_and_a_folder_below_one_is_walked_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A folder's real path is its parent's plus its name unless it is a symlink: `realpath`, which
+    lstats every part of a path, runs for the root and the symlinks only, and a folder reached below a
+    symlinked one still counts as the one it really is."""
+    for depth in range(4):
+        write(tmp_path, "/".join(f"d{level}" for level in range(depth + 1)) + "/f.py")
+    os.symlink(tmp_path / "d0" / "d1", tmp_path / "alias")  # walked before d0: its folders are d0/d1's
+    resolved: list[str] = []
+    realpath = os.path.realpath
+
+    def counted(path: str, **options: bool) -> str:
+        resolved.append(str(path))
+        return realpath(path, **options)
+
+    monkeypatch.setattr(os.path, "realpath", counted)
+    assert walked(tmp_path) == ["alias/d2/d3/f.py", "alias/d2/f.py", "alias/f.py", "d0/f.py"]
+    monkeypatch.undo()
+    assert str(tmp_path.resolve() / "alias") in resolved  # the symlink is resolved, no other folder is
+    assert {realpath(path) for path in resolved} == {str(tmp_path.resolve()), str(tmp_path.resolve() / "d0" / "d1")}
+
+
 def test_symlink_out_of_root_is_never_followed(tmp_path: Path) -> None:
     outside = tmp_path / "outside"
     root = tmp_path / "root"

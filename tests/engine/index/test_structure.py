@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from fourfold.engine.index import structure
 from fourfold.engine.index.structure import KINDS, parse_file
 from fourfold.engine.model.languages import GRAMMARS, detect_language
 from fourfold.engine.model.records import ParsedFile, Span, Symbol
@@ -197,6 +198,36 @@ def test_go_builtin_types_and_definition_names_are_not_references() -> None:
     assert "string" not in names and "error" not in names
     assert ("Config", "reference") in {(r.name, r.kind) for r in parse("sample.go").references}
     assert all(r.span.start_line != 12 for r in parse("sample.go").references)
+
+
+def names_read_by_the_query_pass(monkeypatch: pytest.MonkeyPatch, name: str,
+                                  language: str) -> tuple[set[bytes], set[bytes], set[bytes]]:
+    """What `_collect` reads of the tree's text for one fixture: (names read, definitions', references')."""
+    reads: set[bytes] = set()
+    text_bytes = structure._text_bytes
+
+    def counted(node: object) -> bytes:
+        found = text_bytes(node)  # type: ignore[arg-type]
+        reads.add(found)
+        return found
+
+    tree = structure._parser(language).parse((FIXTURES / name).read_bytes())
+    monkeypatch.setattr(structure, "_text_bytes", counted)
+    scopes, references, _ = structure._collect(language, tree.root_node)
+    monkeypatch.undo()
+    defined = {scope.name.encode() for scope in scopes} | {(scope.receiver or "").encode() for scope in scopes}
+    return reads, defined, {text_bytes(ref.name_node) for ref in references}
+
+
+def test_the_query_pass_reads_reference_names_only_where_some_are_ignored(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Python ignores no reference names: its query pass reads its definitions' names only, and each
+    reference's name is read once, when the reference is made (it was read twice). Go's are read and
+    its builtin types dropped."""
+    reads, defined, referenced = names_read_by_the_query_pass(monkeypatch, "sample.py", "python")
+    assert referenced - defined  # names only referenced exist, so the check below can fail
+    assert reads <= defined
+    reads, _, referenced = names_read_by_the_query_pass(monkeypatch, "sample.go", "go")
+    assert b"string" in reads and b"string" not in referenced
 
 
 IMPORTS = [

@@ -1,0 +1,87 @@
+"""A cold index does its bulk work once: no partial snapshots where no search can run, the records frozen
+out of the cycle collector after a large first index."""
+
+from __future__ import annotations
+
+import gc
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from fourfold.engine import Settings, Workspace
+from fourfold.engine.index.symbols import SymbolTable
+from fourfold.engine.service import workspace as workspace_module
+
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "polyglot"
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    shutil.copytree(FIXTURE, root)
+    return root
+
+
+@pytest.fixture
+def builds(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+    """Sizes of the symbol tables built (one per published snapshot); publishing is due after every file,
+    and the last files are applied in bulk, as a large repository's are."""
+    sizes: list[int] = []
+
+    class Counted(SymbolTable):
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+            sizes.append(len(self))
+
+    monkeypatch.setattr(workspace_module, "SymbolTable", Counted)
+    monkeypatch.setattr(workspace_module, "WRITE_BATCH", 1)
+    monkeypatch.setattr(workspace_module, "PUBLISH_INTERVAL_S", 0.0)
+    monkeypatch.setattr(workspace_module, "BULK_CHANGE", 0)
+    yield sizes
+
+
+def cold_index(root: Path, index: Path, background: bool,
+               builds: list[int] | None = None) -> tuple[Workspace, list[str]]:
+    """A first index of `root`; `builds` lists only the symbol tables its refresh built."""
+    workspace = Workspace(root, Settings(index_dir=str(index), semantic_backend="none"), background=background)
+    if builds is not None:
+        builds.clear()
+    workspace.refresh()
+    names = sorted(f"{s.path}:{s.qualified}" for item in workspace.snapshot().parsed.values() for s in item.symbols)
+    return workspace, names
+
+
+def test_a_one_shot_cold_index_publishes_no_partial_snapshot(tree: Path, tmp_path: Path, builds: list[int]) -> None:
+    served, served_names = cold_index(tree, tmp_path / "served", True, builds)
+    served_symbols = len(served.snapshot().symbols)
+    served.close()
+    assert len(builds) > 2  # a server publishes what it has while the first index runs
+    one_shot, names = cold_index(tree, tmp_path / "one-shot", False, builds)
+    try:
+        assert builds == [served_symbols]  # one symbol table, built once over every file
+        assert names == served_names and len(one_shot.snapshot().symbols) == served_symbols
+    finally:
+        one_shot.close()
+
+
+def test_a_large_cold_index_is_frozen_out_of_the_collector(tree: Path, tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(workspace_module, "BULK_CHANGE", 0)  # the fixture's files are applied in bulk
+    gc.unfreeze()
+    small, _ = cold_index(tree, tmp_path / "small", background=False)
+    small.close()
+    assert gc.get_freeze_count() == 0  # the fixture's few files are below FREEZE_MIN_FILES
+    monkeypatch.setattr(workspace_module, "FREEZE_MIN_FILES", 1)
+    try:
+        large, _ = cold_index(tree, tmp_path / "large", background=False)
+        try:
+            assert gc.get_freeze_count() > 0
+            walked = {id(item) for item in gc.get_objects(generation=None)}  # what the collector still walks
+            record = next(iter(large.snapshot().parsed.values()))
+            assert id(record) not in walked
+        finally:
+            large.close()
+    finally:
+        gc.unfreeze()
