@@ -14,7 +14,9 @@ read the way a maintainer reads it:
 
 Each part runs as its own search with its intent pinned, and the parts' file rankings are fused by
 weighted reciprocal rank (`fuse_files`), so a file that several parts point at rises. The response
-lists every part (`decomposition`: query, intent, weight, hits) so the answer explains itself.
+lists every part (`decomposition`: query, intent, weight, hits) so the answer explains itself. One
+call-graph step follows (`callee_files`): the files defining what the stated definitions call are a
+`callee` part, weaker evidence, so it only re-orders the answer past its first files (`fill_tail`).
 
 Splitting (`split`) is pure text work; `plan` checks the parts against the index (which paths exist,
 which names are defined); `search_decomposed` runs them. The weights are data below, with how they
@@ -727,7 +729,8 @@ def search_decomposed(
     `files` maps each indexed path to its language. Given `parsed` and `text`, a file whose function says the
     issue's message is lifted a little (localisation.lift_said), the functions of the files are ranked
     (localisation.rank_functions), and then a file whose function the issue's words fit is lifted
-    (localisation.lift_worded). When nothing is found at all, the whole text is
+    (localisation.lift_worded); last, the files the stated definitions call join the answer's tail
+    (`callee_files`, `fill_tail`). When nothing is found at all, the whole text is
     asked as one understanding question: a long text that names nothing the index knows still gets
     the answer its words deserve (DESIGN §4: an answerable query never comes back empty).
     """
