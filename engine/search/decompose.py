@@ -14,7 +14,9 @@ read the way a maintainer reads it:
 
 Each part runs as its own search with its intent pinned, and the parts' file rankings are fused by
 weighted reciprocal rank (`fuse_files`), so a file that several parts point at rises. The response
-lists every part (`decomposition`: query, intent, weight, hits) so the answer explains itself.
+lists every part (`decomposition`: query, intent, weight, hits) so the answer explains itself. One
+call-graph step follows (`callee_files`): the files defining what the stated definitions call are a
+`callee` part, weaker evidence, so it only re-orders the answer past its first files (`fill_tail`).
 
 Splitting (`split`) is pure text work; `plan` checks the parts against the index (which paths exist,
 which names are defined); `search_decomposed` runs them. The weights are data below, with how they
@@ -35,6 +37,9 @@ import pathspec
 
 from ..model.languages import DOC_LANGUAGES, detect_language
 from ..model.profiles import (
+    CALLEE_FILES,
+    CALLEE_HEAD,
+    CALLEE_WEIGHT,
     DEFINITION_KINDS,
     EXACT_MATCH,
     FIND_DEFINITION,
@@ -60,8 +65,10 @@ __all__ = [
     "Decomposed",
     "Part",
     "PartResult",
+    "callee_files",
     "defining_files",
     "evidence_of",
+    "fill_tail",
     "fuse_files",
     "issue_language",
     "issue_prior",
@@ -90,6 +97,7 @@ MODULE = "module"  # a dotted module a code block imports (`from astropy.io impo
 IDENTIFIER = "identifier"  # a name the text states that the index defines
 ERROR = "error"  # an error message (the text after `SomeError:`)
 QUOTE = "quote"  # a quoted string in the prose
+CALLEE = "callee"  # the files defining what the stated names' own definitions call (one call-graph step)
 
 # Weight of each part's ranking in the file-level fusion. Tuned by `bench/tune_decompose.py` on half the
 # SWE-bench Lite repositories (pytest, sphinx, astropy, requests: 45 issues) and checked on the other
@@ -104,6 +112,7 @@ PART_WEIGHTS: Mapping[str, float] = {
     IDENTIFIER: 0.5,
     ERROR: 0.6,
     QUOTE: 0.3,
+    CALLEE: CALLEE_WEIGHT,
 }
 # Intent each part is searched with (pinned, so the classifier never re-reads a part).
 PART_INTENTS: Mapping[str, str] = {
@@ -114,6 +123,7 @@ PART_INTENTS: Mapping[str, str] = {
     IDENTIFIER: FIND_DEFINITION,
     ERROR: EXACT_MATCH,
     QUOTE: EXACT_MATCH,
+    CALLEE: FIND_DEFINITION,
 }
 # A file that is no code (a changelog, a CI config, an issue template: no language of its own) or is
 # documentation is where an issue is discussed, not where it is fixed: its fused score is lowered
@@ -562,6 +572,36 @@ def _file_gains(answered: Sequence[PartResult], k: int, depth: int
                 yield item, rank, result, item.part.weight / (k + rank + 1)
 
 
+def callee_files(parts: Sequence[Part], parsed: Callable[[str], ParsedFile | None],
+                 definitions: Callable[[str], Collection[str]], question: str = "",
+                 limit: int = CALLEE_FILES) -> tuple[str, ...]:
+    """One step down the call graph from what an issue states: the files that define the names the stated
+    names' own definitions call or use (tree-sitter references whose enclosing definition is the stated
+    name, or a method of it), at most `limit`, best first: each distinct callee adds 1 / (the number of
+    files defining it) to each of them.
+    A callee defined in more than MAX_DEFINITIONS files, or only where the path prior lowers (tests,
+    examples), says nothing; files the parts already name or define are left out: the step adds the
+    helper a stated entry point goes wrong in, not the entry point again."""
+    stated = {part.query: part.within for part in parts if part.source == IDENTIFIER}
+    known = {path for part in parts for path in (*part.paths, *part.within)}
+    callees: set[str] = set()
+    for name, within in stated.items():
+        for path in within:
+            structure = parsed(path)
+            for reference in structure.references if structure is not None else ():
+                enclosing = (reference.enclosing or "").split(".")
+                if name in enclosing and reference.name != name and reference.name not in stated:
+                    callees.add(reference.name)
+    reached: dict[str, float] = {}
+    for callee in callees:
+        defining = [path for path in definitions(callee) if path_prior(path, question) >= MIN_DEFINER_PRIOR]
+        if 0 < len(defining) <= MAX_DEFINITIONS:
+            for path in defining:  # a callee defined in one file points there, one of eight hardly at all
+                if path not in known:
+                    reached[path] = reached.get(path, 0.0) + 1.0 / len(defining)
+    return tuple(path for path, _ in sorted(reached.items(), key=lambda item: (-item[1], item[0]))[:limit])
+
+
 def evidence_of(text: str, files: Collection[str]) -> Evidence:
     """What a text says about functions (engine/rank/localisation.py): the names it states and how strongly,
     the functions of its traceback frames by the indexed file they resolve to, its error messages and
@@ -689,7 +729,8 @@ def search_decomposed(
     `files` maps each indexed path to its language. Given `parsed` and `text`, a file whose function says the
     issue's message is lifted a little (localisation.lift_said), the functions of the files are ranked
     (localisation.rank_functions), and then a file whose function the issue's words fit is lifted
-    (localisation.lift_worded). When nothing is found at all, the whole text is
+    (localisation.lift_worded); last, the files the stated definitions call join the answer's tail
+    (`callee_files`, `fill_tail`). When nothing is found at all, the whole text is
     asked as one understanding question: a long text that names nothing the index knows still gets
     the answer its words deserve (DESIGN §4: an answerable query never comes back empty).
     """
@@ -710,7 +751,29 @@ def search_decomposed(
         owned: Owned = {}  # both read the first files' functions: tokenized once
         functions = rank_functions(fused, part_places(answered), parsed, text, evidence, owned=owned)
         fused = lift_worded(fused, parsed, text, evidence.words, owned=owned)  # after: the functions count the words
+        called = callee_files(parts, parsed, definitions, question)
+        if called:
+            step = run_part(Part(CALLEE, ", ".join(called[:3]), PART_INTENTS[CALLEE], PART_WEIGHTS[CALLEE], called),
+                            request, run, allowed, preset, semantic)
+            answered.append(step)
+            fused = fill_tail(fused, fuse_files([step], prior=prior))
     return Decomposed(fused[: request.limit], answered, functions)
+
+
+def fill_tail(fused: Sequence[FusedResult], reached: Sequence[FusedResult], head: int = CALLEE_HEAD
+              ) -> list[FusedResult]:
+    """The answer with the call-graph step's files (`reached`, scored as a part of their own) added to the
+    files past the first `head`: each of those gains its score there, a reached file no part found joins
+    them, and they are re-sorted as `fuse_files` sorts. The head is what the issue's own words and names
+    found, and stays as it is; the step is weaker evidence, so it only decides the tail."""
+    first = list(fused[:head])
+    kept = {result.path for result in first}
+    gains = {result.path: result for result in reached if result.path not in kept}
+    tail = [replace(result, score=result.score + gains.pop(result.path).score) if result.path in gains else result
+            for result in fused[head:]]
+    tail.extend(gains.values())
+    tail.sort(key=lambda result: (-result.score, result.path))
+    return first + tail
 
 
 def respond(

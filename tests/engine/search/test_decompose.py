@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import textwrap
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from tree import indexed_workspace
 
 from fourfold.engine import SearchError, SearchRequest, Workspace
+from fourfold.engine.index.structure import parse_file
 from fourfold.engine.model.profiles import FIND_DEFINITION, MAX_QUERY_LENGTH, UNDERSTAND_CODE
 from fourfold.engine.model.records import Span
 from fourfold.engine.query.request import Ranking
@@ -20,7 +22,9 @@ from fourfold.engine.search.decompose import (
     PROSE,
     Part,
     PartResult,
+    callee_files,
     evidence_of,
+    fill_tail,
     fuse_files,
     issue_language,
     issue_prior,
@@ -324,3 +328,64 @@ def test_a_part_of_an_issue_adds_no_short_forms_and_keeps_the_other_switches() -
         assert ranking.abbreviations is False  # an issue's hundreds of words, each with its short forms, blur
         assert ranking.path_terms is False and ranking.definitions is True  # the caller's other switches stand
     assert SearchRequest("how are the header rows written").ranking.abbreviations is True
+
+
+def test_a_call_graph_step_reaches_the_files_the_stated_definitions_call(tmp_path: Path) -> None:
+    sources = {
+        "pkg/api.py": "from .util import normalise, render\n\n\n"
+                      "def latex(expr):\n    return render(normalise(expr)) + escape(expr)\n\n\n"
+                      "def unrelated(x):\n    return cleanup(x)\n",
+        "pkg/util.py": "def normalise(expr):\n    return expr\n",
+        "pkg/printing.py": "def render(expr):\n    return str(expr)\n\n\n"
+                           "def escape(expr):\n    return expr\n\n\ndef cleanup(x):\n    return x\n",
+        "tests/test_api.py": "def render(expr):\n    return expr\n",
+    }
+    for path, body in sources.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(body)
+    parsed = {path: parse_file(path, (tmp_path / path).read_text(), "python") for path in sources}
+    defined: dict[str, set[str]] = {}
+    for path, structure in parsed.items():
+        for symbol in structure.symbols:
+            defined.setdefault(symbol.name, set()).add(path)
+    parts = [Part(PROSE, "latex prints wrongly", UNDERSTAND_CODE, 1.0),
+             Part(IDENTIFIER, "latex", FIND_DEFINITION, 0.5, within=("pkg/api.py",))]
+    reached = callee_files(parts, parsed.get, lambda name: defined.get(name, set()), "latex prints wrongly")
+    # what `latex` calls, not what its neighbour `unrelated` calls; never the test's copy, nor api.py again
+    assert set(reached) == {"pkg/util.py", "pkg/printing.py"}
+    assert reached[0] == "pkg/printing.py"  # reached by two of the calls, util.py by one
+    assert callee_files(parts, parsed.get, lambda name: defined.get(name, set()), limit=1) == ("pkg/printing.py",)
+    assert callee_files(parts[:1], parsed.get, lambda name: defined.get(name, set())) == ()
+
+
+def test_the_call_graph_step_only_decides_the_tail() -> None:
+    fused = [replace(_result(f"f{n}.py"), score=1.0 - n / 10) for n in range(8)]  # 1.0, 0.9, ... 0.3
+    reached = [replace(_result(path), score=score) for path, score in
+               (("f0.py", 0.5), ("f7.py", 0.5), ("helper.py", 0.45), ("f1.py", 0.9))]
+    order = [result.path for result in fill_tail(fused, reached, head=3)]
+    # the head stays, whatever the step says of its files; f7 (0.3 + 0.5) passes f3..f6; a file no
+    # part found joins the tail at its own score
+    assert order == ["f0.py", "f1.py", "f2.py", "f7.py", "f3.py", "f4.py", "f5.py", "helper.py", "f6.py"]
+    assert next(r for r in fill_tail(fused, reached, head=3) if r.path == "f7.py").score == pytest.approx(0.8)
+    assert [r.path for r in fill_tail(fused, [], head=3)] == [r.path for r in fused]
+
+
+def test_a_decomposed_answer_takes_one_call_graph_step(tmp_path: Path) -> None:
+    files = {
+        "pkg/api.py": "from .helpers import _escape_rows\n\n\ndef latex(expr):\n    '''Render an expression.'''\n"
+                      "    return _escape_rows(expr)\n",
+        "pkg/helpers.py": "def _escape_rows(expr):\n    return [str(row) for row in expr]\n",
+        "pkg/other.py": "def unrelated():\n    return 'an expression printed in latex'\n",
+    }
+    workspace = indexed_workspace(tmp_path / "repo", files, tmp_path / "index")
+    try:
+        issue = ("The latex printer renders an expression wrongly when it is printed to LaTeX. "
+                 "Calling `latex` on a matrix expression gives output that does not compile. " * 3)
+        result = workspace.search_dict(SearchRequest(issue, limit=10))
+    finally:
+        workspace.close()
+    assert result["fusion_strategy"] == "decomposed"
+    steps = [part for part in result["decomposition"] if part["source"] == "callee"]
+    assert steps and steps[0]["top"] == ["pkg/helpers.py"]
+    paths = [row["path"] for row in result["results"]]
+    assert "pkg/helpers.py" in paths and paths.index("pkg/helpers.py") > paths.index("pkg/api.py")
