@@ -51,7 +51,9 @@ from ..model.records import FileRecord, ParsedFile
 # 14: R, Erlang, Clojure, Elm, Nim, D, Gleam, Vue, Svelte and the pack's other languages are parsed (were
 #     text only); a Rust file's `pub use other_crate::Name;` re-exports are symbols (`Symbol.reexport_of`);
 #     C/C++ macro lines the grammar misreads as a declaration's type are blanked before parsing.
-SCHEMA_VERSION = 14
+# 15: Haskell's infix operands, Terraform's `var.`/`local.` uses and SQL's tables are references (their
+#     patterns captured a bare `@reference`, which was never read).
+SCHEMA_VERSION = 15
 INDEX_FILE = "index.sqlite"
 # Beside it: the saved trigram postings and symbol table (`saved.SavedIndex.write`), memory-mapped by a
 # restart; the `derived` entry `index.saved` names it with its size and digest, so a file that is not the
