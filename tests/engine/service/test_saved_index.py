@@ -132,6 +132,20 @@ def test_an_edit_after_a_restart_answers_as_a_cold_index_of_the_edited_files(tre
     assert answers(reopened) == cold
 
 
+def assert_refused_then_saved_again(tree: Path, index: Path, cold: list[list[tuple[Any, ...]]],
+                                    content: tuple[Any, ...]) -> None:
+    """A damaged saved index is not used, is said in `repairs`, answers as a cold index does, and is
+    written again whole at the next refresh."""
+    workspace = opened(tree, index)
+    assert not opened_saved(workspace)
+    assert any("saved indexes were damaged" in repair for repair in workspace.status()["repairs"])
+    assert answers(workspace) == cold
+    workspace.refresh()
+    workspace.close()
+    assert saved_content(index) == content
+    assert opened_saved(opened(tree, index))
+
+
 @pytest.mark.parametrize("damage", ["empty", "garbled", "truncated", "foreign"])
 def test_a_damaged_saved_entry_is_not_used_and_is_saved_again(tree: Path, tmp_path: Path, damage: str) -> None:
     cold = cold_answers(tree, tmp_path / "index")
@@ -140,14 +154,7 @@ def test_a_damaged_saved_entry_is_not_used_and_is_saved_again(tree: Path, tmp_pa
     damaged = {"empty": b"", "garbled": blob[:middle] + bytes([blob[middle] ^ 0xFF]) + blob[middle + 1:],
                "truncated": blob[:middle], "foreign": b"PK\x03\x04" + blob[4:]}[damage]
     set_saved(tmp_path / "index", damaged)
-    workspace = opened(tree, tmp_path / "index")
-    assert not opened_saved(workspace)
-    assert any("saved indexes were damaged" in repair for repair in workspace.status()["repairs"])
-    assert answers(workspace) == cold
-    workspace.refresh()
-    workspace.close()
-    assert saved_content(tmp_path / "index") == content
-    assert opened_saved(opened(tree, tmp_path / "index"))
+    assert_refused_then_saved_again(tree, tmp_path / "index", cold, content)
 
 
 def garbled(data: bytes, at: int) -> bytes:
@@ -173,14 +180,7 @@ def test_a_damaged_saved_file_is_not_used_and_is_written_again(tree: Path, tmp_p
     else:
         path.write_bytes({"garbled": garbled(data, len(data) - 100), "garbled header": garbled(data, 30),
                           "truncated": data[: len(data) // 2], "empty": b""}[damage])
-    workspace = opened(tree, tmp_path / "index")
-    assert not opened_saved(workspace)
-    assert any("saved indexes were damaged" in repair for repair in workspace.status()["repairs"])
-    assert answers(workspace) == cold
-    workspace.refresh()
-    workspace.close()
-    assert saved_content(tmp_path / "index") == content
-    assert opened_saved(opened(tree, tmp_path / "index"))
+    assert_refused_then_saved_again(tree, tmp_path / "index", cold, content)
 
 
 def test_a_save_writes_its_file_whole_and_leaves_no_temporary_behind(tree: Path, tmp_path: Path) -> None:
