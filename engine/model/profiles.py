@@ -528,10 +528,6 @@ FUNCTION_LIMIT: Final = 20
 CALLEE_WEIGHT: Final = 1.0
 CALLEE_FILES: Final = 5
 CALLEE_HEAD: Final = 5
-# The step also takes what the files a traceback or an import names import (decompose.step_files), each imported
-# module's file CALLEE_IMPORTS × its imported names / the most (not shipped: SWE-bench Lite tuning half flat,
-# held-out file hit@10 84.2 -> 85.3 at 0.5 and 1.0 alike, see /work/notes/locate3.md).
-CALLEE_IMPORTS: Final = 1.0
 # The function's qualified name counts this many times besides its own lines (as path words in lexical.py).
 FUNCTION_NAME_WEIGHT: Final = 2
 # Okapi BM25's usual constants over the functions' own lines.

@@ -39,7 +39,6 @@ from ..model.languages import DOC_LANGUAGES, detect_language
 from ..model.profiles import (
     CALLEE_FILES,
     CALLEE_HEAD,
-    CALLEE_IMPORTS,
     CALLEE_WEIGHT,
     DEFINITION_KINDS,
     EXACT_MATCH,
@@ -80,7 +79,6 @@ __all__ = [
     "search_decomposed",
     "should_decompose",
     "split",
-    "step_files",
 ]
 
 # --- when a text is an issue rather than a query -------------------------------------------------
@@ -604,30 +602,6 @@ def callee_files(parts: Sequence[Part], parsed: Callable[[str], ParsedFile | Non
     return tuple(path for path, _ in sorted(reached.items(), key=lambda item: (-item[1], item[0]))[:limit])
 
 
-def step_files(parts: Sequence[Part], parsed: Callable[[str], ParsedFile | None],
-               definitions: Callable[[str], Collection[str]], files: Collection[str], question: str = "",
-               limit: int = CALLEE_FILES, imports: float = CALLEE_IMPORTS) -> tuple[str, ...]:
-    """The call-graph step's files: those `callee_files` reaches, each 1 / (1 + its place there), plus, for
-    the files a traceback or an import names (FILE and MODULE parts), the modules they import: each such
-    file `imports` × its imported names / the most any has (`from .argument import _A, _B` counts 2), tests
-    and files the parts name or define left out; at most `limit`, best first. A traceback's frame is the
-    caller; what it imports by the handful is what it calls."""
-    scores = {path: 1.0 / (1 + place) for place, path in
-              enumerate(callee_files(parts, parsed, definitions, question, limit=len(files)))}
-    known = {path for part in parts for path in (*part.paths, *part.within)}
-    votes: Counter[str] = Counter()
-    for path in (path for part in parts if part.source in (FILE, MODULE) for path in part.paths):
-        structure = parsed(path)
-        for module in structure.imports if structure is not None else ():
-            for found in module_files(module, files) or module_files(module.rpartition(".")[0], files):
-                if found not in known and path_prior(found, question) >= MIN_DEFINER_PRIOR:
-                    votes[found] += 1
-    most = max(votes.values(), default=1)
-    for path, count in votes.items():
-        scores[path] = scores.get(path, 0.0) + imports * count / most
-    return tuple(path for path, _ in sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:limit])
-
-
 def evidence_of(text: str, files: Collection[str]) -> Evidence:
     """What a text says about functions (engine/rank/localisation.py): the names it states and how strongly,
     the functions of its traceback frames by the indexed file they resolve to, its error messages and
@@ -779,7 +753,7 @@ def search_decomposed(
         owned: Owned = {}  # both read the first files' functions: tokenized once
         functions = rank_functions(fused, part_places(answered), parsed, text, evidence, owned=owned)
         fused = lift_worded(fused, parsed, text, evidence.words, owned=owned)  # after: the functions count the words
-        called = step_files(parts, parsed, definitions, files, question)
+        called = callee_files(parts, parsed, definitions, question)
         if called:
             step = run_part(Part(CALLEE, ", ".join(called[:3]), PART_INTENTS[CALLEE], PART_WEIGHTS[CALLEE], called),
                             request, run, allowed, preset, semantic)

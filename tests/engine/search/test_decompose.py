@@ -34,7 +34,6 @@ from fourfold.engine.search.decompose import (
     resolve_path,
     should_decompose,
     split,
-    step_files,
 )
 
 TRACEBACK_ISSUE = textwrap.dedent('''\
@@ -392,22 +391,3 @@ def test_a_decomposed_answer_takes_one_call_graph_step(tmp_path: Path) -> None:
     assert steps and steps[0]["top"] == ["pkg/helpers.py"]
     paths = [row["path"] for row in result["results"]]
     assert "pkg/helpers.py" in paths and paths.index("pkg/helpers.py") > paths.index("pkg/api.py")
-
-
-def test_the_step_adds_what_a_named_file_imports(tmp_path: Path) -> None:
-    sources = {
-        "pkg/manager.py": "from pkg.argument import _csv, _regexp\nfrom pkg.util import tidy\n\n\n"
-                          "def parse(text):\n    return tidy(text)\n",
-        "pkg/argument.py": "def _csv(value):\n    return value.split(',')\n\n\ndef _regexp(value):\n    return value\n",
-        "pkg/util.py": "def tidy(text):\n    return text.strip()\n",
-        "tests/test_manager.py": "from pkg.manager import parse\n",
-    }
-    for path, body in sources.items():
-        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / path).write_text(body)
-    parsed = {path: parse_file(path, (tmp_path / path).read_text(), "python") for path in sources}
-    frame = Part(FILE, "manager.py", FIND_DEFINITION, 1.0, ("pkg/manager.py",))
-    # the traceback's file imports two names from argument.py and one from util.py: argument.py first
-    assert step_files([frame], parsed.get, lambda name: set(), sources) == ("pkg/argument.py", "pkg/util.py")
-    prose = Part(PROSE, "parse fails", UNDERSTAND_CODE, 1.0)
-    assert step_files([prose], parsed.get, lambda name: set(), sources) == ()  # no file named: nothing imported
