@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from ..index.snapshot import Snapshot
 from ..model.profiles import (
     DEFINITION_KINDS,
@@ -63,12 +65,11 @@ def structural(snapshot: Snapshot, query: ParsedQuery, features: Ranking, depth:
 def _add_worded(snapshot: Snapshot, query: ParsedQuery, merged: dict[tuple[str, str], Hit], depth: int) -> None:
     """The definitions a question names in plain words, ranked below the names it writes as code."""
     asked = set(query.tokens)
-    least = max(WORDED_NAME_MIN_WORDS, WORDED_NAME_MIN_SHARE * len(asked))
-    for symbol in snapshot.symbols.worded(asked, WORDED_NAME_MIN_WORDS)[:depth]:
+    least = max(WORDED_NAME_MIN_WORDS, math.ceil(WORDED_NAME_MIN_SHARE * len(asked)))
+    for symbol in snapshot.symbols.worded(asked, least)[:depth]:
         key = (symbol.path, symbol.qualified)
-        words = len(name_stems(symbol.name))
-        if symbol.kind not in DEFINITION_KINDS or key in merged or words < least:
+        if symbol.kind not in DEFINITION_KINDS or key in merged:
             continue
         if len({found.path for found in snapshot.symbols.definitions(symbol.name)}) > WORDED_NAME_MAX_FILES:
             continue  # every session backend's `SessionStore`: a role the question describes, not one place
-        merged[key] = _symbol_hit(symbol, SYMBOL_TIERS["prefix"] + words / 10)
+        merged[key] = _symbol_hit(symbol, SYMBOL_TIERS["prefix"] + len(name_stems(symbol.name)) / 10)
