@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, overload
 
 import numpy as np
 
+from ..model.strings import StoredStrings
 from .adjacency import Adjacency
 from .tuning import GraphTuning
 
@@ -109,7 +110,7 @@ class StoredRank:
     `encode` writes it as an `.npz` (no pickles: a damaged or foreign blob can only fail to decode,
     never run code).
 
-    A restart reads the node ids in place (`_Names`) and finds a node by bisecting the sorted order
+    A restart reads the node ids in place (`StoredStrings`) and finds a node by bisecting the sorted order
     (`_NameIndex`): splitting Django's 61k ids into a list and a dict was ~0.1 CPU-s of every restart,
     for the few nodes a fusion boost asks about. A blob written before `starts` and `order` existed
     is read the old way.
@@ -151,7 +152,7 @@ class StoredRank:
                 lazy = "starts" in arrays.files and "order" in arrays.files
                 starts, order = (arrays["starts"], arrays["order"]) if lazy else (None, None)
             text = parts.pop("nodes")
-            nodes: Sequence[str] = (_Names(text, starts) if starts is not None
+            nodes: Sequence[str] = (StoredStrings(text, starts, gap=1, what="stored node ids") if starts is not None
                                     else _split(text.tobytes().decode("utf-8")))
         except (OSError, ValueError, KeyError, EOFError, UnicodeError, zipfile.BadZipFile) as error:
             raise DamagedRank(f"stored centrality does not decode: {type(error).__name__}: {error}") from None
@@ -182,40 +183,10 @@ def _split(text: str) -> list[str]:
     return text.split("\n") if text else []
 
 
-class _Names(Sequence[str]):
-    """Stored node ids read one at a time: node i is `data[starts[i] : starts[i + 1] - 1]` (a newline follows)."""
-
-    def __init__(self, data: np.ndarray, starts: np.ndarray) -> None:
-        if not (data.dtype == np.uint8 and data.ndim == 1 and starts.dtype == np.int64 and starts.ndim == 1
-                and starts.size >= 1 and int(starts[0]) == 0
-                and int(starts[-1]) == (data.size + 1 if starts.size > 1 else 0)
-                and bool((starts[1:] > starts[:-1]).all())):
-            raise ValueError("stored node ids do not fit their offsets")
-        self._data = data.data  # read in place: copying Django's 2.5 MB of ids was most of this
-        self._starts = starts
-
-    def __len__(self) -> int:
-        return self._starts.size - 1
-
-    @overload
-    def __getitem__(self, index: int) -> str: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[str]: ...
-
-    def __getitem__(self, index: int | slice) -> str | Sequence[str]:
-        if isinstance(index, slice):
-            return [self[at] for at in range(len(self))[index]]
-        if not -len(self) <= index < len(self):
-            raise IndexError(index)
-        index %= len(self)
-        return str(self._data[self._starts[index] : self._starts[index + 1] - 1], "utf-8")
-
-
 class _Sorted(Sequence[bytes]):
     """The stored node ids' UTF-8 in sorted order (what `bisect` searches; UTF-8 sorts as code points)."""
 
-    def __init__(self, names: _Names, order: np.ndarray) -> None:
+    def __init__(self, names: StoredStrings, order: np.ndarray) -> None:
         self._names = names
         self._order = order
 
@@ -231,9 +202,7 @@ class _Sorted(Sequence[bytes]):
     def __getitem__(self, index: int | slice) -> bytes | Sequence[bytes]:
         if isinstance(index, slice):
             return [self[at] for at in range(len(self))[index]]
-        at = int(self._order[index])
-        names = self._names
-        return bytes(names._data[names._starts[at] : names._starts[at + 1] - 1])
+        return self._names.raw(int(self._order[index]))
 
 
 class _NameIndex(Mapping[str, int]):
@@ -241,7 +210,7 @@ class _NameIndex(Mapping[str, int]):
 
     def __init__(self, names: Sequence[str], order: np.ndarray) -> None:
         self._names = names
-        self._sorted = _Sorted(names, order) if isinstance(names, _Names) else None
+        self._sorted = _Sorted(names, order) if isinstance(names, StoredStrings) else None
         self._order = order
 
     def __getitem__(self, node: str) -> int:

@@ -32,6 +32,7 @@ import numpy as np
 from ..model.memory import paused_gc
 from ..model.profiles import CALLABLE_KINDS, SYMBOL_TIERS, TYPE_KINDS
 from ..model.records import Span, Symbol
+from ..model.strings import StoredStrings
 from ..model.tokens import name_stems
 
 __all__ = ["LOOKUPS", "SymbolMatch", "SymbolTable", "parse_symbol_query"]
@@ -393,30 +394,11 @@ def _lookup_parts(lookup: Mapping[str, Iterable[int]],
     return keys, counts, positions
 
 
-class _Pool(Sequence[str]):
+class _Pool(StoredStrings):
     """A saved table's strings: sorted UTF-8, decoded one at a time as lookups and records need them."""
 
     def __init__(self, data: np.ndarray, offsets: np.ndarray) -> None:
-        if not (data.dtype == np.uint8 and data.ndim == 1 and offsets.dtype == np.int64 and offsets.ndim == 1
-                and offsets.size >= 1 and int(offsets[0]) == 0 and int(offsets[-1]) == data.size
-                and bool((offsets[1:] >= offsets[:-1]).all())):
-            raise ValueError("stored symbol strings do not fit together")
-        self._data = data.data
-        self._offsets = offsets
-
-    def __len__(self) -> int:
-        return self._offsets.size - 1
-
-    @overload
-    def __getitem__(self, index: int) -> str: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[str]: ...
-
-    def __getitem__(self, index: int | slice) -> str | Sequence[str]:
-        if isinstance(index, slice):
-            return [self[at] for at in range(len(self))[index]]
-        return str(self._data[self._offsets[index] : self._offsets[index + 1]], "utf-8", "surrogatepass")
+        super().__init__(data, offsets, what="stored symbol strings")
 
     def fits(self, ids: np.ndarray) -> bool:
         """Whether every id of `ids` (-1 for None) names a string of the pool."""
