@@ -8,7 +8,6 @@ restart opens; a stored copy that is damaged, or was built from other rows, is n
 from __future__ import annotations
 
 import json
-import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -21,16 +20,8 @@ from fourfold.engine.index.lexical import MANIFEST, LexicalIndex
 from fourfold.engine.query.request import SearchRequest
 from fourfold.engine.service.workspace import LEXICAL_FOLDER
 
-FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "polyglot"
 WAIT_S = 60.0
 QUESTIONS = ("how does retry work", "where are items restocked in the inventory", "which job runs next")
-
-
-@pytest.fixture
-def tree(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    shutil.copytree(FIXTURE, root)
-    return root
 
 
 def opened(root: Path, index: Path) -> Workspace:

@@ -4,7 +4,6 @@ out of the cycle collector after a large first index."""
 from __future__ import annotations
 
 import gc
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,15 +12,6 @@ import pytest
 from fourfold.engine import Settings, Workspace
 from fourfold.engine.index.symbols import SymbolTable
 from fourfold.engine.service import workspace as workspace_module
-
-FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "polyglot"
-
-
-@pytest.fixture
-def tree(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    shutil.copytree(FIXTURE, root)
-    return root
 
 
 @pytest.fixture

@@ -9,7 +9,6 @@ computed again, never trusted.
 from __future__ import annotations
 
 import io
-import shutil
 import sqlite3
 from pathlib import Path
 
@@ -21,15 +20,12 @@ from fourfold.engine.graph.centrality import StoredRank
 from fourfold.engine.graph.graph import CodeGraph
 from fourfold.engine.service.workspace import RANK_ENTRY, UNREADABLE_ENTRY
 
-FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "polyglot"
-
 
 @pytest.fixture
-def tree(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    shutil.copytree(FIXTURE, root)
-    (root / "blob.bin").write_bytes(b"\x00\x01binary" * 64)
-    return root
+def tree(tree: Path) -> Path:
+    """The polyglot copy with a binary file beside it (refused on reading, remembered as such)."""
+    (tree / "blob.bin").write_bytes(b"\x00\x01binary" * 64)
+    return tree
 
 
 def opened(root: Path, index: Path) -> Workspace:

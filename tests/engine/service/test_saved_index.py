@@ -30,16 +30,8 @@ from fourfold.engine.model.records import ParsedFile, Span, Symbol
 from fourfold.engine.service import workspace as workspace_module
 from fourfold.engine.service.workspace import SAVED_ENTRY
 
-FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "polyglot"
 QUERIES = ("BaseJob.with_retry", "Item", "class Item", '"retry"', "/def \\w+_retry/", "how does retry work",
            "who calls with_retry", "what depends on Item", "similar to with_retry")
-
-
-@pytest.fixture
-def tree(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    shutil.copytree(FIXTURE, root)
-    return root
 
 
 def opened(root: Path, index: Path) -> Workspace:

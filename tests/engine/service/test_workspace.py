@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -20,18 +19,9 @@ from fourfold.engine.index.textsearch import QueryError, parse_text_query
 from fourfold.engine.model.records import ParsedFile
 from fourfold.engine.retrieve.text import literal_hits
 
-FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "polyglot"
-
 
 def open_workspace(root: Path, index: Path) -> Workspace:
     return Workspace(root, Settings(index_dir=str(index), semantic_backend="none"))
-
-
-@pytest.fixture
-def tree(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    shutil.copytree(FIXTURE, root)
-    return root
 
 
 def lines(workspace: Workspace, text: str) -> list[tuple[str, int]]:
