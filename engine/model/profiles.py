@@ -178,6 +178,11 @@ FUSED_DEFINITION_BOOST: Final = 2.0
 # words its stem or folder names): `WebSocket client implementation` -> `client_ws.py`. Measured on
 # semble's set: +0.02 NDCG@10 over the same words counted in BM25 alone.
 FUSED_PATH_TERM_BOOST: Final = 1.0
+# ... and times (1 + this) again when the question says every word of the file's stem: the file is
+# named for what is asked (`Request.swift` for "the Request type", `paths.rb` for "path management"),
+# where the share above favours a long compound name that says more of the question's words
+# (`HTTPServerRequestDecoder.swift`) over the file the concept is named after.
+SAID_FILE_BOOST: Final = 0.3
 # File-level aggregation for understanding questions: a file's score is its best chunk's plus this
 # share of its next FILE_COHERENCE_CHUNKS chunks' (a file with several good chunks is about the topic).
 FILE_COHERENCE: Final = 0.1

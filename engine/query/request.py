@@ -29,6 +29,7 @@ class Ranking:
     `word_weights` weighs a semantic query's words by how rare they are among the chunks;
     `abbreviations` adds the short forms code writes (`impl`, `cfg`) to a question's BM25 terms;
     `worded_names` lets a question's plain words name a definition whose every word they say;
+    `said_files` lifts, for an understanding question, a file whose whole stem the question says;
     `weights` replaces rows of the DESIGN §3 weight table on fused routes (`bench/fit_weights.py`
     measures alternatives with it; the shipped table is `profiles.WEIGHTS`).
     """
@@ -43,6 +44,7 @@ class Ranking:
     word_weights: bool = True
     abbreviations: bool = True
     worded_names: bool = True
+    said_files: bool = True
     binary_vectors: bool = True
     k: int | None = None
     without: frozenset[str] = field(default_factory=frozenset)

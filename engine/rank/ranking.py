@@ -42,13 +42,14 @@ from ..model.profiles import (
     PATH_TERM_BOOST,
     PROSE_PRIOR,
     REEXPORT_PRIOR,
+    SAID_FILE_BOOST,
     TEST_PRIOR,
     TOPIC_INTENTS,
     TYPE_STUB_PRIOR,
     UNDERSTANDING_INTENTS,
 )
 from ..model.records import Chunk, Hit
-from ..model.tokens import last_name, split_identifier
+from ..model.tokens import last_name, split_identifier, stem
 from ..query.parsedquery import (
     ParsedQuery,
     StatedNames,
@@ -138,6 +139,37 @@ def path_term_ratio(keywords: frozenset[str], path: str) -> float:
         if word in parts or any(_prefixes(word, part) for part in parts):
             found += 1
     return found / len(keywords)
+
+
+def stem_said(keywords: frozenset[str], path: str) -> bool:
+    """Whether the question says every word of the file's stem: as written, by its stem (`creation`
+    says `createStore`, `paths` says `path`), by a longer word the stem begins (`utility` says
+    `utils`), or word by word when the stem runs them together (`thread pool` says `threadpool`).
+    So `paths.rb` for "path management", not `silence_request.rb` for "rack", and not `timeout.ts`
+    for "time" (the file is about more than the word). A folder's module file goes by the folder's name."""
+    pure = PurePosixPath(path)
+    words = split_identifier(pure.parent.name if pure.stem in _FACADE_STEMS else pure.stem)
+    if not words:
+        return False
+    said = _said_stems(keywords)
+    return all(word in keywords or _says(word, said) for word in words)
+
+
+# A folder's module file is named for its folder: `fs/mod.rs`, `router/index.ts`, `http/__init__.py`.
+_FACADE_STEMS = frozenset({"mod", "index", "__init__", "init"})
+
+
+def _says(word: str, said: frozenset[str]) -> bool:
+    root = stem(word)
+    if root in said or (len(root) >= PATH_PREFIX_MIN and any(key.startswith(root) for key in said)):
+        return True
+    return any(word.startswith(key) and len(word) > len(key) and _says(word[len(key):], said)
+               for key in said if len(key) >= PATH_PREFIX_MIN)
+
+
+@lru_cache(maxsize=256)
+def _said_stems(keywords: frozenset[str]) -> frozenset[str]:
+    return keywords | {stem(word) for word in keywords}
 
 
 def _prefixes(word: str, part: str) -> bool:
@@ -313,7 +345,10 @@ def file_prior(query: ParsedQuery, ranking: Ranking, named: bool = True,
         base = _path_prior(path, tests_wanted, docs_wanted) if ranking.path_priors else 1.0
         if ranking.path_priors and indexed is not None and _declares_a_sibling(path, indexed):
             base *= TYPE_STUB_PRIOR
-        return base * (1.0 + FUSED_PATH_TERM_BOOST * path_term_ratio(keywords, path)) if keywords else base
+        if not keywords:
+            return base
+        said = SAID_FILE_BOOST if ranking.said_files and stem_said(keywords, path) else 0.0
+        return base * (1.0 + FUSED_PATH_TERM_BOOST * path_term_ratio(keywords, path)) * (1.0 + said)
 
     return prior
 

@@ -25,6 +25,7 @@ from fourfold.engine.model.profiles import (
     PATH_TERM_BOOST,
     PROSE_PRIOR,
     REEXPORT_PRIOR,
+    SAID_FILE_BOOST,
     TEST_PRIOR,
     TYPE_STUB_PRIOR,
     UNDERSTAND_CODE,
@@ -43,6 +44,7 @@ from fourfold.engine.rank.ranking import (
     path_prior,
     path_term_ratio,
     prose_prior,
+    stem_said,
     with_generic,
 )
 
@@ -162,6 +164,27 @@ def test_query_keywords_drop_stop_words_and_short_words() -> None:
 )
 def test_path_term_ratio(query: str, path: str, ratio: float) -> None:
     assert path_term_ratio(query_keywords(query), path) == pytest.approx(ratio)
+
+
+@pytest.mark.parametrize(
+    ("query", "path", "said"),
+    [
+        ("path management for rails apps", "lib/rails/paths.rb", True),  # by its stem
+        ("store creation and dispatch", "src/createStore.ts", True),  # every word, `creation` by its stem
+        ("utility helpers for path detection", "gin/utils.go", True),  # a longer word the stem begins
+        ("thread pool work queue", "src/threadpool.c", True),  # words run together
+        ("model card generation", "model2vec/modelcards.py", True),
+        ("rack integration for rails", "lib/rails/rack/silence_request.rb", False),  # `silence` unsaid
+        ("run timers in tests without real time", "src/timeout.ts", False),  # `time` begins it: more
+        ("how is the cache evicted", "store/memory.py", False),
+        ("how does the dispatcher work", "pkg/__init__.py", False),  # a module file goes by its folder
+        ("how middleware layers wrap the router", "axum/src/middleware/mod.rs", True),
+        ("how the router matches routes", "src/router/index.ts", True),
+        ("how the router matches routes", "src/index.ts", False),  # `src` is not said
+    ],
+)
+def test_stem_said(query: str, path: str, said: bool) -> None:
+    assert stem_said(query_keywords(query), path) is said
 
 
 def test_path_term_prefixes_need_three_letters() -> None:
@@ -360,22 +383,35 @@ def test_file_prior_demotes_a_test_file_that_names_no_question_word() -> None:
     assert _prior(CACHE_QUESTION, Ranking())("store/memory.py") == 1.0
 
 
+SAID = 1.0 + SAID_FILE_BOOST
+
+
 def test_file_prior_lifts_a_file_named_after_the_question_words() -> None:
     prior = _prior(CACHE_QUESTION, Ranking())
-    assert prior("store/cache.py") == pytest.approx(1.0 + FUSED_PATH_TERM_BOOST * 0.5)  # names cache, not evicted
-    assert prior("cache/evicted.py") == pytest.approx(1.0 + FUSED_PATH_TERM_BOOST)  # folder and stem: both
+    # names cache, not evicted; and the question says its whole stem
+    assert prior("store/cache.py") == pytest.approx((1.0 + FUSED_PATH_TERM_BOOST * 0.5) * SAID)
+    assert prior("cache/evicted.py") == pytest.approx((1.0 + FUSED_PATH_TERM_BOOST) * SAID)  # folder and stem
+    assert prior("cache/lru_store.py") == pytest.approx(1.0 + FUSED_PATH_TERM_BOOST * 0.5)  # the folder only
     assert prior("store/cache.py") > prior("store/memory.py")
+
+
+def test_file_prior_lifts_the_file_named_for_the_question_over_a_longer_name_that_says_more() -> None:
+    prior = _prior("Request type and HTTP request representation", Ranking())
+    assert prior("Request/Request.swift") > prior("HTTP/Server/HTTPServerRequestDecoder.swift")
+    without = _prior("Request type and HTTP request representation", Ranking(said_files=False))
+    assert without("Request/Request.swift") < without("HTTP/Server/HTTPServerRequestDecoder.swift")
 
 
 def test_file_prior_multiplies_the_test_prior_and_the_name_lift() -> None:
     prior = _prior(CACHE_QUESTION, Ranking())
+    assert prior("tests/cache.py") == pytest.approx(TEST_PRIOR * (1.0 + FUSED_PATH_TERM_BOOST * 0.5) * SAID)
     assert prior("tests/test_cache.py") == pytest.approx(TEST_PRIOR * (1.0 + FUSED_PATH_TERM_BOOST * 0.5))
     assert prior("examples/__init__.py") == pytest.approx(EXAMPLE_PRIOR * REEXPORT_PRIOR)
 
 
 def test_file_prior_for_a_question_about_tests_keeps_test_files_whole() -> None:
     prior = _prior("which tests cover the cache", Ranking())  # keywords tests, cover, cache
-    assert prior("tests/test_cache.py") == pytest.approx(1.0 + FUSED_PATH_TERM_BOOST * 2 / 3)
+    assert prior("tests/test_cache.py") == pytest.approx((1.0 + FUSED_PATH_TERM_BOOST * 2 / 3) * SAID)
     assert prior("tests/test_retry.py") == pytest.approx(1.0 + FUSED_PATH_TERM_BOOST / 3)  # `tests` folder only
     assert _prior("which tests cover the cache", Ranking(), named=False)("tests/test_cache.py") == 1.0
 
