@@ -49,7 +49,7 @@ from ..model.profiles import (
     UNDERSTANDING_INTENTS,
 )
 from ..model.records import Chunk, Hit
-from ..model.tokens import last_name, split_identifier, stem
+from ..model.tokens import last_name, split_identifier, stem, with_abbreviations
 from ..query.parsedquery import (
     ParsedQuery,
     StatedNames,
@@ -144,7 +144,8 @@ def path_term_ratio(keywords: frozenset[str], path: str) -> float:
 def stem_said(keywords: frozenset[str], path: str) -> bool:
     """Whether the question says every word of the file's stem: as written, by its stem (`creation`
     says `createStore`, `paths` says `path`), by a longer word the stem begins (`utility` says
-    `utils`), or word by word when the stem runs them together (`thread pool` says `threadpool`).
+    `utils`), by a short form code writes for it (`command` says `cmd`, ABBREVIATIONS), or word by
+    word when the stem runs them together (`thread pool` says `threadpool`).
     So `paths.rb` for "path management", not `silence_request.rb` for "rack", and not `timeout.ts`
     for "time" (the file is about more than the word). A folder's module file goes by the folder's name."""
     pure = PurePosixPath(path)
@@ -169,7 +170,7 @@ def _says(word: str, said: frozenset[str]) -> bool:
 
 @lru_cache(maxsize=256)
 def _said_stems(keywords: frozenset[str]) -> frozenset[str]:
-    return keywords | {stem(word) for word in keywords}
+    return keywords | frozenset(with_abbreviations([stem(word) for word in keywords]))
 
 
 def _prefixes(word: str, part: str) -> bool:

@@ -173,6 +173,7 @@ def test_path_term_ratio(query: str, path: str, ratio: float) -> None:
         ("store creation and dispatch", "src/createStore.ts", True),  # every word, `creation` by its stem
         ("utility helpers for path detection", "gin/utils.go", True),  # a longer word the stem begins
         ("thread pool work queue", "src/threadpool.c", True),  # words run together
+        ("command line dispatch", "src/cmd.go", True),  # a short form code writes for `command`
         ("model card generation", "model2vec/modelcards.py", True),
         ("rack integration for rails", "lib/rails/rack/silence_request.rb", False),  # `silence` unsaid
         ("run timers in tests without real time", "src/timeout.ts", False),  # `time` begins it: more
