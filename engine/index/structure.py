@@ -1042,20 +1042,34 @@ def _docstring(node: ts.Node) -> str:
     return inspect.cleandoc(content.decode("utf-8", "replace"))
 
 
+# Attributes a grammar makes siblings of the item they annotate, written between its doc comment and it:
+# Rust's `/// Spawns a task.` then `#[track_caller]` then `pub fn spawn` documents `spawn`, as a JSDoc
+# comment above a TypeScript method's `@decorator()` documents the method.
+ATTRIBUTE_ITEMS = frozenset({"attribute_item", "decorator"})
+
+
+# Bodies whose grammar leaves the comments above their first statement outside them: Ruby parses
+# `class B` / `# Doc of m.` / `def m` with the comment a child of the class, beside its `body_statement`.
+OPEN_BODIES = frozenset({"body_statement"})
+
+
 def _leading_comment(outer: ts.Node, data: bytes, language: str) -> str:
     comments: list[ts.Node] = []
     below = outer
     candidate = outer.prev_named_sibling
+    if candidate is None and outer.parent is not None and outer.parent.type in OPEN_BODIES:
+        candidate = outer.parent.prev_named_sibling  # the body's first definition: its comments are outside
     if candidate is not None and candidate.type not in COMMENT_TYPES and language in DEDENTED_TAIL_LANGUAGES:
         tail = _dedented_tail(candidate, outer.start_point.column)
         candidate = tail[-1] if tail else candidate
     while (
         candidate is not None
-        and candidate.type in COMMENT_TYPES
+        and (candidate.type in COMMENT_TYPES or candidate.type in ATTRIBUTE_ITEMS)
         and candidate.end_point.row >= below.start_point.row - 1
         and _starts_line(candidate, data)
     ):
-        comments.append(candidate)
+        if candidate.type in COMMENT_TYPES:
+            comments.append(candidate)
         below = candidate
         candidate = candidate.prev_named_sibling
     lines: list[str] = []

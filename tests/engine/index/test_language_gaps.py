@@ -1,7 +1,9 @@
-"""Four readings the structural pass got wrong, each on a small real file parsed by the real grammar:
+"""Readings the structural pass got wrong, each on a small real file parsed by the real grammar:
 names a Vue or Svelte template uses without calling them (and the script state they name), a Nim `##`
 comment above a proc (which the grammar puts in the proc before), Erlang's `mod:fun(…)` calls (which
-resolved by name to the caller itself), and Lisp parameter lists and bindings (which read as calls).
+resolved by name to the caller itself), Lisp parameter lists and bindings (which read as calls), and doc
+comments the grammar separates from their definition (a Rust attribute or a TypeScript decorator in
+between; a Ruby body's first definition, whose comments sit outside the body).
 """
 
 from __future__ import annotations
@@ -159,3 +161,37 @@ def test_erlang_call_hierarchy_follows_the_module(tmp_path: Path) -> None:
 def test_lisp_parameter_lists_and_bindings_are_not_calls(tmp_path: Path, name: str, text: str, calls: set[str]) -> None:
     parsed = parse(tmp_path, name, text)
     assert {r.name for r in parsed.references if r.kind == "call"} == calls
+
+
+RUST = """/// Spawns a task.
+#[track_caller]
+#[inline]
+pub fn spawn() {}
+
+/// A handle.
+#[derive(Debug)]
+pub struct Handle;
+"""
+
+
+def test_a_rust_doc_above_attributes_is_the_item_s_doc_and_heads_its_chunk(tmp_path: Path) -> None:
+    parsed = parse(tmp_path, "spawn.rs", RUST)
+    docs = {s.name: s.doc for s in parsed.symbols}
+    assert docs == {"spawn": "Spawns a task.", "Handle": "A handle."}
+    chunk = next(c for c in parsed.chunks if c.symbol == "spawn")
+    assert (chunk.span.start_line, chunk.kind) == (0, "definition")
+
+
+def test_a_typescript_doc_above_a_decorator_is_the_method_s_doc(tmp_path: Path) -> None:
+    # A class long enough to be cut into its members' chunks.
+    filler = "".join(f"  m{i}() {{\n    return {i};\n  }}\n" for i in range(30))
+    text = f"class Api {{\n  /** Lists the users. */\n  @Get()\n  list() {{}}\n{filler}}}\n"
+    parsed = parse(tmp_path, "api.ts", text)
+    assert next(s for s in parsed.symbols if s.name == "list").doc == "Lists the users."
+    assert next(c for c in parsed.chunks if c.symbol == "Api.list").span.start_line == 1
+
+
+def test_a_ruby_body_s_first_definition_keeps_the_comment_above_it(tmp_path: Path) -> None:
+    text = "module Rails\n  # Paths of an app.\n  class Paths\n    # Adds a path.\n    def add; end\n  end\nend\n"
+    docs = {s.qualified: s.doc for s in parse(tmp_path, "paths.rb", text).symbols}
+    assert docs == {"Rails": "", "Rails.Paths": "Paths of an app.", "Rails.Paths.add": "Adds a path."}
