@@ -55,12 +55,6 @@ LINE_COMMENT_PREFIXES = {
     "lua": ("--",),
     "sql": ("--", "/*", "*"),
     "ocaml": ("(*", "*"),
-    # Rust writes attributes between an item's doc comment and the item (`/// …`, `#[track_caller]`,
-    # `pub fn spawn`): the doc and the attributes are the item's head, not the gap before it.
-    "rust": ("//", "/*", "*", "#["),
-    "javascript": ("//", "/*", "*", "@"),  # a class member's decorators, likewise
-    "typescript": ("//", "/*", "*", "@"),
-    "tsx": ("//", "/*", "*", "@"),
 }
 
 MARKDOWN_HEADING = re.compile(r"^ {0,3}#{1,6}(?:\s|$)")

@@ -1065,7 +1065,7 @@ def _leading_comment(outer: ts.Node, data: bytes, language: str) -> str:
     while (
         candidate is not None
         and (candidate.type in COMMENT_TYPES or candidate.type in ATTRIBUTE_ITEMS)
-        and candidate.end_point.row >= below.start_point.row - 1
+        and _last_row(candidate) >= below.start_point.row - 1
         and _starts_line(candidate, data)
     ):
         if candidate.type in COMMENT_TYPES:
@@ -1078,6 +1078,13 @@ def _leading_comment(outer: ts.Node, data: bytes, language: str) -> str:
         for line in _text(comment).split("\n"):
             lines.append(markers.sub("", line).rstrip())
     return "\n".join(lines).strip()
+
+
+def _last_row(node: ts.Node) -> int:
+    """The last line a node's text is on: a Rust line comment's node ends at the start of the next line,
+    so a blank line after it would otherwise not part it from the comment below (`//!` then `///`)."""
+    end = node.end_point
+    return end.row - 1 if end.column == 0 and end.row > node.start_point.row else end.row
 
 
 def _starts_line(node: ts.Node, data: bytes) -> bool:
