@@ -482,7 +482,9 @@ class CodeGraph:
         if "." in dotted:
             tail = "." + dotted
             exact = {n for n in found if homes[n].dotted.endswith(tail)}
-            found = exact or found
+            # A use qualified by a name no candidate lives in (`ets.lookup` in Erlang's kv_store, which
+            # defines `kv_store.lookup`) may still mean a top-level definition, never another container's.
+            found = exact or {n for n in found if homes[n].top_level}
         else:
             exact = set()
         imported = self._imports.get(path, frozenset())

@@ -53,7 +53,12 @@ from ..model.records import FileRecord, ParsedFile
 #     C/C++ macro lines the grammar misreads as a declaration's type are blanked before parsing.
 # 15: Haskell's infix operands, Terraform's `var.`/`local.` uses and SQL's tables are references (their
 #     patterns captured a bare `@reference`, which was never read).
-SCHEMA_VERSION = 15
+# 16: docs above a Rust attribute or a TypeScript decorator, and above a Ruby body's first definition, are
+#     the item's doc (a blank line after a Rust `//!` parts it from the item's); Erlang definitions are
+#     qualified by their module and `m:f(…)` calls are `m.f` (the graph no longer reads `ets:lookup` in
+#     `lookup` as a self-call); Nim `##` docs, Vue/Svelte template names and script state, Lisp parameter
+#     lists are read as they are meant.
+SCHEMA_VERSION = 16
 INDEX_FILE = "index.sqlite"
 # Beside it: the saved trigram postings and symbol table (`saved.SavedIndex.write`), memory-mapped by a
 # restart; the `derived` entry `index.saved` names it with its size and digest, so a file that is not the

@@ -65,6 +65,11 @@ CLASS_LIKE_EXTRA: dict[str, frozenset[str]] = {"ruby": frozenset({"module"})}
 # Languages whose tags call every top-level assignment a constant; there only SHOUTING names are.
 LOOSE_CONSTANT_LANGUAGES = frozenset({"python", "javascript", "typescript", "tsx", "r"})
 
+# Languages whose module is a declaration of one line that names the module of the whole file (Erlang's
+# `-module(kv_store).`): the definitions after it are the module's, qualified by it, as `kv_store:lookup`
+# qualifies a remote call. Then `ets:lookup(…)` inside `lookup` is not a call of itself.
+FILE_MODULE_LANGUAGES = frozenset({"erlang"})
+
 # Languages whose definitions may name their namespace in the name itself (`proc ::queue::pop`).
 NAMESPACE_SEPARATORS = {"tcl": "::"}
 
@@ -238,6 +243,9 @@ class _Scope:
 class _RawReference:
     name_node: ts.Node
     kind: str
+    # The module a query's `@qualifier` capture names (Erlang's `kv_util:first`): the reference is then
+    # `kv_util.first`, which the graph resolves only to a definition of that module.
+    qualifier: str | None = None
 
 
 class _Columns:
@@ -284,8 +292,9 @@ def parse_file(path: str, text: str, language: str | None) -> ParsedFile:
     data = text.encode("utf-8", "surrogatepass")
     columns = _Columns(text, data)
     code = language
+    templates: list[tuple[int, int]] = []
     if language in SCRIPT_HOSTS:
-        data, code = _script_blocks(language, data)
+        data, code, templates = _script_blocks(language, data)
     tree = _parser(code).parse(data)
     if code in ITEM_MACRO_LANGUAGES:
         data, tree = _with_item_macros_opened(code, data, tree)
@@ -293,6 +302,8 @@ def parse_file(path: str, text: str, language: str | None) -> ParsedFile:
         data, tree = _with_class_head_macros_blanked(code, data, tree)
         data, tree = _with_macro_lines_blanked(code, data, tree)
     scopes, references, import_nodes = _collect(code, tree.root_node)
+    if language in SCRIPT_HOSTS:
+        scopes, references = _component_names(code, tree.root_node, scopes, references, templates)
     _nest(scopes, code)
     symbols = tuple(_symbol(scope, path, code, data, columns) for scope in scopes if scope.symbol)
     if code != language:
@@ -314,9 +325,10 @@ SCRIPT_LANGUAGES = {"ts": "typescript", "typescript": "typescript", "tsx": "tsx"
 _NOT_NEWLINE = re.compile(rb"[^\n]")
 
 
-def _script_blocks(language: str, data: bytes) -> tuple[bytes, str]:
-    """The file with everything but its `<script>` bodies blanked to spaces, and the language to parse
-    them with (TypeScript if any block says so: it reads JavaScript too)."""
+def _script_blocks(language: str, data: bytes) -> tuple[bytes, str, list[tuple[int, int]]]:
+    """The file with everything but its `<script>` bodies and template expressions blanked to spaces,
+    the language to parse them with (TypeScript if any block says so: it reads JavaScript too), and the
+    byte ranges of the template expressions."""
     tree = _parser(language).parse(data)
     blanked = bytearray(_NOT_NEWLINE.sub(b" ", data))
     code = "javascript"
@@ -330,12 +342,51 @@ def _script_blocks(language: str, data: bytes) -> tuple[bytes, str]:
                 lang = SCRIPT_LANGUAGES.get(_attribute(child, "lang"))
                 if lang is not None and code != "tsx":
                     code = lang
+    templates: list[tuple[int, int]] = []
     for expression in _template_expressions(tree.root_node):
         # Each as a statement of its own: the byte before it (a quote or a brace) becomes a `;`.
         blanked[expression.start_byte : expression.end_byte] = data[expression.start_byte : expression.end_byte]
         if expression.start_byte > 0:
             blanked[expression.start_byte - 1] = ord(";")
-    return bytes(blanked), code
+        templates.append((expression.start_byte, expression.end_byte))
+    return bytes(blanked), code, templates
+
+
+# Patterns of `queries/component.scm` are numbered after the language's own: those win ties on a node.
+_COMPONENT_PATTERNS = 1 << 20
+
+
+def _component_names(
+    code: str, root: ts.Node, scopes: list[_Scope], references: list[_RawReference], templates: list[tuple[int, int]]
+) -> tuple[list[_Scope], list[_RawReference]]:
+    """A component's script state as definitions (`queries/component.scm`), and the template's bare uses
+    of the script's names (`:items="visible"`, `{count}`) as references: the JavaScript queries see
+    calls, not plain identifiers, and a template name that the script does not define (a `v-for`
+    variable, a global) is nothing the workspace can resolve."""
+    by_node = {scope.node.id: scope for scope in scopes}
+    for pattern, captures in ts.QueryCursor(_component_query(code)).matches(root):
+        for capture, nodes in captures.items():
+            if capture.startswith("definition.") and captures.get("name"):
+                _add_scope(by_node, _COMPONENT_PATTERNS + pattern, capture, nodes[0], captures["name"][0], None, code)
+    merged = sorted(by_node.values(), key=lambda s: (s.outer.start_byte, -s.end_byte, s.pattern))
+    defined = {scope.name for scope in merged}
+    seen = {ref.name_node.id for ref in references}
+    uses = list(references)
+    for start, end in templates:
+        expression = root.descendant_for_byte_range(start, end)
+        stack = [expression] if expression is not None else []
+        while stack:
+            node = stack.pop()
+            if node.type == "identifier" and node.id not in seen and _text(node) in defined:
+                uses.append(_RawReference(node, "reference"))
+                seen.add(node.id)
+            stack.extend(child for child in node.named_children if start <= child.start_byte < end)
+    return merged, uses
+
+
+@cache
+def _component_query(code: str) -> ts.Query:
+    return ts.Query(grammar(code), (QUERY_FOLDER / "component.scm").read_text(encoding="utf-8"))
 
 
 # Where a component's template holds code: Vue's directive values (`@click="toggle(item)"`) and
@@ -617,14 +668,75 @@ def _collect(language: str, root: ts.Node) -> tuple[list[_Scope], list[_RawRefer
                 receivers = captures.get("receiver") or captures.get("local.scope")
                 _add_scope(scopes, pattern, capture, nodes[0], names[0], receivers, language)
             elif capture.startswith("reference."):
-                _add_reference(references, capture, names[0])
+                qualifiers = captures.get("qualifier")
+                _add_reference(references, capture, names[0], _text(qualifiers[0]) if qualifiers else None)
     definition_names = {scope.name_node.id for scope in scopes.values()}
     kept = [ref for ref in references.values() if ref.name_node.id not in definition_names]
     ignored = IGNORED_REFERENCES.get(language)
     if ignored:  # only then is every name read here (`_references` reads the kept ones' anyway)
         kept = [ref for ref in kept if _text(ref.name_node) not in ignored]
+    if language in LISP_LANGUAGES:
+        kept = [ref for ref in kept if ref.kind != "call" or not _lisp_binding(ref.name_node.parent)]
     ordered = sorted(scopes.values(), key=lambda s: (s.outer.start_byte, -s.end_byte, s.pattern))
     return ordered, kept, imports
+
+
+# Lisps head a list with a call, but also their parameter lists and bindings: `(lambda (n) …)`,
+# `(let ((x 1)) …)`, `(defun rows (m) …)`, a struct's fields. Value: form -> positions (0 is the form) of
+# the lists the form binds names with, and of the lists whose elements each do (`let`'s bindings).
+LISP_LANGUAGES = frozenset({"scheme", "racket", "commonlisp"})
+_LISP_LISTS = frozenset({"list", "list_lit"})
+_LISP_PARAMETERS: dict[str, frozenset[int]] = {
+    **dict.fromkeys(("lambda", "λ", "named-lambda", "multiple-value-bind", "destructuring-bind"), frozenset({1})),
+    **dict.fromkeys(("struct", "define-struct", "defclass"), frozenset({2})),  # fields; defclass's superclasses
+}
+_LISP_BINDINGS: dict[str, frozenset[int]] = {
+    **dict.fromkeys(
+        ("let", "let*", "letrec", "letrec*", "let-values", "let*-values", "letrec-values", "parameterize",
+         "fluid-let", "do", "flet", "labels", "macrolet", "symbol-macrolet", "let-syntax", "letrec-syntax",
+         "with-slots"),
+        frozenset({1}),
+    ),
+    "defclass": frozenset({3}),  # slot specifiers
+}
+_LOCAL_FUNCTIONS = dict.fromkeys(("flet", "labels", "macrolet"), frozenset({1}))
+
+
+def _lisp_binding(holder: ts.Node | None) -> bool:
+    """Whether the list whose head is a reference binds names instead of calling its head."""
+    if holder is None or holder.type not in _LISP_LISTS:
+        return False
+    parent = holder.parent
+    if parent is not None and "defun_header" in (parent.type, parent.parent and parent.parent.type):
+        return True  # in Common Lisp's lambda list: `(m)`, or `((m matrix))`, a specialised parameter
+    if _lisp_position(holder, _LISP_PARAMETERS):
+        return True
+    if parent is None or parent.type not in _LISP_LISTS:
+        return False
+    if _lisp_position(parent, _LISP_BINDINGS):
+        return True
+    # A local function of `flet`/`labels`, `(g (z) body)`: `(z)` is its lambda list.
+    grandparent = parent.parent
+    items = [child for child in parent.named_children if child.type not in COMMENT_TYPES]
+    local_function = grandparent is not None and _lisp_position(grandparent, _LOCAL_FUNCTIONS)
+    return local_function and len(items) > 1 and items[1] == holder
+
+
+def _lisp_position(node: ts.Node, forms: dict[str, frozenset[int]]) -> bool:
+    """Whether `node` stands in one of the positions `forms` gives for the form of the list around it."""
+    parent = node.parent
+    if parent is None or parent.type not in _LISP_LISTS:
+        return False
+    items = [child for child in parent.named_children if child.type not in COMMENT_TYPES]
+    if not items or items[0].type not in ("symbol", "sym_lit"):
+        return False
+    head = _text(items[0])
+    positions = forms.get(head)
+    if positions is None:
+        return False
+    if head == "let" and len(items) > 1 and items[1].type in ("symbol", "sym_lit"):
+        positions = frozenset(position + 1 for position in positions)  # a named let, `(let loop ((i 0)) …)`
+    return any(position < len(items) and items[position] == node for position in positions)
 
 
 def _add_scope(
@@ -646,6 +758,10 @@ def _add_scope(
     outer = _outer(core)
     body = outer.next_named_sibling
     detached = body if body is not None and body.type in DETACHED_BODIES.get(language, ()) else None
+    if language in DEDENTED_TAIL_LANGUAGES:
+        tail = _dedented_tail(outer, outer.start_point.column)
+        if tail and tail[0].prev_sibling is not None:
+            detached = tail[0].prev_sibling  # the definition ends before the next one's doc comment
     name = _text(name_node)
     receiver_text = _text(receivers[0]) if receivers else None
     name_offset = 0
@@ -670,11 +786,41 @@ def _add_scope(
     )
 
 
-def _add_reference(references: dict[int, _RawReference], capture: str, name_node: ts.Node) -> None:
+# Grammars that end a definition's body with the comments below it, even those back at the definition's
+# own indentation: Nim parses the `## Distance between two points.` above `proc distance` as the last
+# statement of the proc before it. Such a comment documents the next definition, and ends the previous.
+DEDENTED_TAIL_LANGUAGES = frozenset({"nim"})
+
+
+def _dedented_tail(node: ts.Node, column: int) -> list[ts.Node]:
+    """The comments, in file order, that end `node` (in its last statement, at any depth) and start at
+    or left of `column`; empty when its last statement is code or an indented comment."""
+    current = node
+    while current.named_child_count:
+        children = current.named_children
+        if children[-1].type not in COMMENT_TYPES:
+            current = children[-1]
+            continue
+        tail: list[ts.Node] = []
+        for child in reversed(children):
+            if child.type not in COMMENT_TYPES or child.start_point.column > column:
+                break
+            tail.append(child)
+        return tail[::-1]
+    return []
+
+
+def _add_reference(
+    references: dict[int, _RawReference], capture: str, name_node: ts.Node, qualifier: str | None = None
+) -> None:
     kind = REFERENCE_KINDS.get(capture.partition(".")[2], "reference")
     existing = references.get(name_node.id)
-    if existing is None or REFERENCE_PRIORITY[kind] < REFERENCE_PRIORITY[existing.kind]:
-        references[name_node.id] = _RawReference(name_node, kind)
+    if (
+        existing is None
+        or REFERENCE_PRIORITY[kind] < REFERENCE_PRIORITY[existing.kind]
+        or (kind == existing.kind and existing.qualifier is None and qualifier is not None)
+    ):
+        references[name_node.id] = _RawReference(name_node, kind, qualifier)
 
 
 def _kind(raw_kind: str, name: str, language: str) -> str:
@@ -712,10 +858,13 @@ def _nest(scopes: list[_Scope], language: str) -> None:
     clauses = language in CLAUSE_LANGUAGES
     stack: list[_Scope] = []
     previous: dict[int, _Scope] = {}  # per parent (by node id, 0 at top level): the last sibling seen
+    file_module: _Scope | None = None
     for scope in scopes:
         while stack and stack[-1].end_byte <= scope.outer.start_byte:
             stack.pop()
-        parent = stack[-1] if stack else None
+        parent = stack[-1] if stack else file_module
+        if parent is None and scope.kind == "module" and language in FILE_MODULE_LANGUAGES:
+            file_module = scope
         if parent is not None and _restates(parent, scope):
             scope.symbol = False  # `app.set = function set() {…}` is one definition, not `set` and `set.set`
             continue
@@ -834,7 +983,11 @@ def _inner_doc(node: ts.Node, language: str) -> str:
     if holder is None:
         return ""
     comment = next((child for child in holder.named_children if child.type in COMMENT_TYPES), None)
-    if comment is None or (field and holder.named_children[0] != comment):
+    if field and (comment is None or holder.named_children[0] != comment):
+        # Nim's grammar puts a `##` on the line under the signature before the body, not in it.
+        before = holder.prev_named_sibling
+        comment = before if before is not None and before.type in COMMENT_TYPES else None
+    if comment is None:
         return ""
     return "\n".join(markers.sub("", line).strip() for line in _text(comment).split("\n")).strip()
 
@@ -889,17 +1042,34 @@ def _docstring(node: ts.Node) -> str:
     return inspect.cleandoc(content.decode("utf-8", "replace"))
 
 
+# Attributes a grammar makes siblings of the item they annotate, written between its doc comment and it:
+# Rust's `/// Spawns a task.` then `#[track_caller]` then `pub fn spawn` documents `spawn`, as a JSDoc
+# comment above a TypeScript method's `@decorator()` documents the method.
+ATTRIBUTE_ITEMS = frozenset({"attribute_item", "decorator"})
+
+
+# Bodies whose grammar leaves the comments above their first statement outside them: Ruby parses
+# `class B` / `# Doc of m.` / `def m` with the comment a child of the class, beside its `body_statement`.
+OPEN_BODIES = frozenset({"body_statement"})
+
+
 def _leading_comment(outer: ts.Node, data: bytes, language: str) -> str:
     comments: list[ts.Node] = []
     below = outer
     candidate = outer.prev_named_sibling
+    if candidate is None and outer.parent is not None and outer.parent.type in OPEN_BODIES:
+        candidate = outer.parent.prev_named_sibling  # the body's first definition: its comments are outside
+    if candidate is not None and candidate.type not in COMMENT_TYPES and language in DEDENTED_TAIL_LANGUAGES:
+        tail = _dedented_tail(candidate, outer.start_point.column)
+        candidate = tail[-1] if tail else candidate
     while (
         candidate is not None
-        and candidate.type in COMMENT_TYPES
-        and candidate.end_point.row >= below.start_point.row - 1
+        and (candidate.type in COMMENT_TYPES or candidate.type in ATTRIBUTE_ITEMS)
+        and _last_row(candidate) >= below.start_point.row - 1
         and _starts_line(candidate, data)
     ):
-        comments.append(candidate)
+        if candidate.type in COMMENT_TYPES:
+            comments.append(candidate)
         below = candidate
         candidate = candidate.prev_named_sibling
     lines: list[str] = []
@@ -908,6 +1078,13 @@ def _leading_comment(outer: ts.Node, data: bytes, language: str) -> str:
         for line in _text(comment).split("\n"):
             lines.append(markers.sub("", line).rstrip())
     return "\n".join(lines).strip()
+
+
+def _last_row(node: ts.Node) -> int:
+    """The last line a node's text is on: a Rust line comment's node ends at the start of the next line,
+    so a blank line after it would otherwise not part it from the comment below (`//!` then `///`)."""
+    end = node.end_point
+    return end.row - 1 if end.column == 0 and end.row > node.start_point.row else end.row
 
 
 def _starts_line(node: ts.Node, data: bytes) -> bool:
@@ -934,7 +1111,10 @@ def _references(
         while stack and stack[-1].end_byte <= start:
             stack.pop()
         enclosing = stack[-1].qualified if stack else None
-        result.append(Reference(_text(ref.name_node), ref.kind, path, columns.span(ref.name_node), enclosing))
+        name = _text(ref.name_node)
+        if ref.qualifier is not None:
+            name = f"{ref.qualifier}.{name}"
+        result.append(Reference(name, ref.kind, path, columns.span(ref.name_node), enclosing))
     return tuple(result)
 
 

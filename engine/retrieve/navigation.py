@@ -71,7 +71,19 @@ def definitions_at(snapshot: Snapshot, path: str, line: int, col: int) -> list[H
 
 
 def _references_named(snapshot: Snapshot, name: str) -> list[Reference]:
-    return [ref for parsed in snapshot.parsed.values() for ref in parsed.references if ref.name == name]
+    """Uses of `name`, plain or qualified by a module (Erlang's `kv_util:first` is `kv_util.first`)."""
+    qualified = "." + name
+    return [
+        ref
+        for parsed in snapshot.parsed.values()
+        for ref in parsed.references
+        if ref.name == name or ref.name.endswith(qualified)
+    ]
+
+
+def _may_mean(name: str, symbol: Symbol) -> bool:
+    """A qualified use means only a definition of that qualifier: `ets.lookup` is not `kv_store.lookup`."""
+    return "." not in name or f".{symbol.qualified}".endswith(f".{name}")
 
 
 def references_at(snapshot: Snapshot, path: str, line: int, col: int) -> list[Hit]:
@@ -96,7 +108,7 @@ def incoming_calls(snapshot: Snapshot, symbol: Symbol) -> list[tuple[Symbol, lis
     """Definitions that call `symbol`, each with the spans of its calls."""
     calls: dict[tuple[str, str], list[Span]] = defaultdict(list)
     for ref in _references_named(snapshot, symbol.name):
-        if ref.kind == "call" and ref.enclosing:
+        if ref.kind == "call" and ref.enclosing and _may_mean(ref.name, symbol):
             calls[(ref.path, ref.enclosing)].append(ref.span)
     result = []
     for (path, qualified), spans in sorted(calls.items()):
@@ -117,7 +129,8 @@ def outgoing_calls(snapshot: Snapshot, symbol: Symbol) -> list[tuple[Symbol, lis
             calls[ref.name].append(ref.span)
     result = []
     for name, spans in sorted(calls.items()):
-        targets = _ranked_definitions(snapshot, symbol.path, name)
+        candidates = _ranked_definitions(snapshot, symbol.path, name.rpartition(".")[2])
+        targets = [target for target in candidates if _may_mean(name, target)]
         if targets:
             result.append((targets[0], sorted(spans)))
     return result

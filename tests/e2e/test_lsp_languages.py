@@ -28,6 +28,8 @@ USED_BEFORE_DEFINED = [
     ("config.lua", "merge", 7, 11),
     ("nvm-exec", "nvm_exec_run", 4, 7),
     ("report.py", "render", 4, 8),
+    ("spawn.rs", "spawn_worker", 4, 16),
+    ("paths.rb", "normalize_path", 5, 11),
     # Grammars from tree-sitter-language-pack; Vue's and Svelte's from their `<script>` blocks.
     ("stats.R", "column_summary", 7, 13),
     ("kv_store.erl", "normalize", 20, 35),

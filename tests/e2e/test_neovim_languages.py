@@ -1,6 +1,6 @@
 """A real headless Neovim (its built-in LSP client) on the languages fixture of issue 13: Ctrl+T's
 equivalent (`workspace/symbol`) and go-to-definition land on the definition's name when the name is
-used above its definition, in Kotlin, Haskell, a shebang Bash script, Python, R, Erlang and a Vue
+used above its definition, in Kotlin, Haskell, a shebang Bash script, Python, R, Erlang, Rust, Ruby and a Vue
 component's script.
 """
 
@@ -24,6 +24,8 @@ USED_BEFORE_DEFINED = [
     ("stats.R", "column_summary", 7, 13),
     ("kv_store.erl", "normalize", 20, 35),
     ("TodoList.vue", "isOpen", 11, 18),
+    ("spawn.rs", "spawn_worker", 4, 16),
+    ("paths.rb", "normalize_path", 5, 11),
 ]
 
 

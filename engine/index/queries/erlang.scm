@@ -1,8 +1,9 @@
 ; Fourfold's Erlang queries (the pack ships no tags.scm): functions (the grammar makes each clause its
 ; own declaration; consecutive clauses of one name become one symbol), the module, records and their
-; fields, types, macros and callbacks; local and remote calls, `fun f/1` values, macro and record uses
-; as references; `-include`, `-include_lib`, `-behaviour`, `-import` and the module of every remote
-; call (`kv_util:first(…)` depends on `kv_util.erl`) as module edges.
+; fields, types, macros and callbacks, all qualified by the module; local and remote calls (`m:f` as
+; `m.f`), `fun f/1` values, macro and record uses as references; `-include`, `-include_lib`,
+; `-behaviour`, `-import` and the module of every remote call (`kv_util:first(…)` depends on
+; `kv_util.erl`) as module edges.
 
 (fun_decl (function_clause name: (atom) @name)) @definition.function
 (module_attribute name: (atom) @name) @definition.module
@@ -14,6 +15,8 @@
 (callback fun: (atom) @name) @definition.function
 
 (call expr: (atom) @name) @reference.call
+; `kv_util:first(…)` calls `kv_util.first`; with a variable or macro for the module, the name alone.
+(call expr: (remote module: (remote_module module: (atom) @qualifier) fun: (atom) @name)) @reference.call
 (call expr: (remote fun: (atom) @name)) @reference.call
 (internal_fun fun: (atom) @name) @reference.value
 (external_fun fun: (atom) @name) @reference.value

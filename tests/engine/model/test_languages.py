@@ -326,6 +326,8 @@ USED_BEFORE_DEFINED = [
     ("Bar.pm", "build"),
     ("build.groovy", "prepare"),
     ("Token.sol", "_move"),
+    ("spawn.rs", "spawn_worker"),  # the doc and attributes between: the name is still the definition's
+    ("paths.rb", "normalize_path"),
     # the languages of tree-sitter-language-pack (test_pack_languages.py)
     ("stats.R", "column_summary"),
     ("kv_store.erl", "normalize"),

@@ -70,13 +70,14 @@ DEFINITIONS = [
     ("stats.R", "Counter", "class", None, 27),  # R6Class
     ("stats.R", "Counter.add", "method", "Counter", 30),
     ("kv_store.erl", "kv_store", "module", None, 1),
-    ("kv_store.erl", "put", "function", None, 19),
-    ("kv_store.erl", "handle_call", "function", None, 28),
-    ("kv_store.erl", "normalize", "function", None, 35),
-    ("kv_store.erl", "state", "struct", None, 12),
-    ("kv_store.erl", "state.hits", "field", "state", 12),
-    ("kv_store.erl", "key", "type", None, 14),
-    ("kv_store.erl", "TIMEOUT", "macro", None, 10),
+    # `-module(kv_store).` qualifies what the file defines, as `kv_store:put(…)` names it.
+    ("kv_store.erl", "kv_store.put", "function", "kv_store", 19),
+    ("kv_store.erl", "kv_store.handle_call", "function", "kv_store", 28),
+    ("kv_store.erl", "kv_store.normalize", "function", "kv_store", 35),
+    ("kv_store.erl", "kv_store.state", "struct", "kv_store", 12),
+    ("kv_store.erl", "kv_store.state.hits", "field", "state", 12),
+    ("kv_store.erl", "kv_store.key", "type", "kv_store", 14),
+    ("kv_store.erl", "kv_store.TIMEOUT", "macro", "kv_store", 10),
     ("ring.clj", "demo.ring", "module", None, 0),
     ("ring.clj", "handler", "function", None, 10),
     ("ring.clj", "not-found", "function", None, 15),  # defn-
@@ -247,9 +248,10 @@ def test_a_script_block_keeps_the_component_file_s_lines_columns_and_language() 
 REFERENCES = [
     ("stats.R", "column_summary", "reference", "summarise_columns"),  # passed to lapply by name
     ("stats.R", "scale01", "call", "Counter.add"),
-    ("kv_store.erl", "normalize", "call", "put"),
-    ("kv_store.erl", "first", "call", "lookup"),  # kv_util:first(…)
-    ("kv_store.erl", "TIMEOUT", "reference", "put"),  # ?TIMEOUT
+    ("kv_store.erl", "normalize", "call", "kv_store.put"),
+    ("kv_store.erl", "kv_util.first", "call", "kv_store.lookup"),  # kv_util:first(…)
+    ("kv_store.erl", "ets.lookup", "call", "kv_store.lookup"),  # not a call of lookup itself
+    ("kv_store.erl", "TIMEOUT", "reference", "kv_store.put"),  # ?TIMEOUT
     ("ring.clj", "route", "call", "handler"),
     ("ring.clj", "not-found", "call", "route"),
     ("Counter.elm", "clamp", "call", "init"),
@@ -334,11 +336,11 @@ def test_imports_are_normalised(fixture: str, expected: set[str]) -> None:
 # (fixture, qualified, doc): each language's own doc comment or docstring.
 DOCS = [
     ("stats.R", "summarise_columns", "Summarise every numeric column of a data frame."),  # roxygen #'
-    ("kv_store.erl", "normalize", "Keys are stored as binaries."),  # %% @doc
+    ("kv_store.erl", "kv_store.normalize", "Keys are stored as binaries."),  # %% @doc
     ("ring.clj", "handler", "Answers one request."),  # docstring
     ("ring.clj", "route", "Dispatches on the path."),  # ;; comment
     ("Counter.elm", "clamp", "Keeps the count under ten."),  # {-| … -}
-    ("geometry.nim", "distance", ""),  # a `##` above a proc belongs to the proc before it
+    ("geometry.nim", "distance", "Distance between two points."),  # `##` above, parsed into the proc before
     ("shapes.d", "Circle", "A circle of some radius."),
     ("store.gleam", "clamp", "Keeps a size positive."),
     ("TodoList.vue", "isOpen", "Open items are not done."),
