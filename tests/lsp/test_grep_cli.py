@@ -81,6 +81,20 @@ def test_the_daemon_and_the_process_answer_alike_in_json(tree: list[str]) -> Non
     assert served["root"] == str(Path(tree[1]).resolve())
 
 
+def test_a_daemon_answered_grep_imports_no_index_machinery(tree: list[str]) -> None:
+    """What keeps a warm grep near rg's cost: the CLI process loads neither numpy nor the engine."""
+    assert grep(tree, "parse_config").returncode == 0  # the daemon is up
+    probe = ("import json, sys\n"
+             "from fourfold.lsp.cli import main\n"
+             f"code = main({['grep', 'parse_config', '-l', *tree]!r})\n"
+             "heavy = [m for m in ('numpy', 're2', 'fourfold.engine.service.workspace') if m in sys.modules]\n"
+             "print(json.dumps([code, heavy]), file=sys.stderr)\n")
+    completed = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=CALL_S,
+                               check=True)
+    assert json.loads(completed.stderr.strip().splitlines()[-1]) == [0, []]
+    assert len(completed.stdout.splitlines()) == 4
+
+
 def test_smart_case_and_crlf_lines(tree: list[str]) -> None:
     """A lowercase pattern ignores case (rg --smart-case); an uppercase one does not; a CRLF line is
     printed without its \\r, and `$` matches at its visible end."""
