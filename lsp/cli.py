@@ -29,6 +29,8 @@ from fourfold.lsp import logs
 if TYPE_CHECKING:
     from fourfold.engine import Settings, Workspace
 
+    from .grep import GrepOptions
+
 BAR_WIDTH = 30
 MODALITY_LETTERS = {"semantic": "S", "text": "T", "structural": "St", "graph": "G"}
 # Call sites listed per file before the rest fold into "+N more" (`--all` lists every one).
@@ -286,7 +288,7 @@ def _list(text: str | None) -> list[str]:
     return [part for part in (text or "").split(",") if part]
 
 
-def _grep_here(args: argparse.Namespace, options: Any) -> dict[str, Any]:
+def _grep_here(args: argparse.Namespace, options: GrepOptions) -> dict[str, Any]:
     from .grep import grep
 
     progress = _progress(args)
@@ -313,7 +315,7 @@ def _print_grep(result: dict[str, Any], out: TextIO, prefix: str) -> None:
         out.writelines(f"{prefix}{path}:{line}:{text}\n" for path, line, text in result["lines"])
 
 
-def _say_what_was_left_out(result: dict[str, Any], options: Any) -> None:
+def _say_what_was_left_out(result: dict[str, Any], options: GrepOptions) -> None:
     """The caps are said on stderr, never silent: an agent must know the listing is not all there is."""
     if result.get("beyond_max_count"):
         print(f"fourfold: +{result['beyond_max_count']:,} more matching lines beyond --max-count "
