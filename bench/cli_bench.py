@@ -1,11 +1,13 @@
-"""What one `fourfold search` costs from a shell, beside `rg`, measured in one run.
+"""What one `fourfold search` and one `fourfold grep` cost from a shell, beside `rg`, measured in one run.
 
-For a literal, an identifier and a question, each asked `--repeat` times on an indexed, unchanged
-root, it reports per call: wall time, the CLI process's own CPU time, the daemon's CPU time for
-that call (from /proc, so the total is honest: the work moved to the daemon is still counted), and
-the CLI process's peak RSS; then the same for `rg` on the same pattern (no `rg` row for the
-question: it has no equivalent). `--in-process` adds one `--no-daemon` call per query, the path
-every call took before the daemon.
+For a literal, an identifier, a regex and a question, each asked `--repeat` times on an indexed,
+unchanged root, it reports per call: wall time, the CLI process's own CPU time, the daemon's CPU
+time for that call (from /proc, so the total is honest: the work moved to the daemon is still
+counted), and the CLI process's peak RSS; then the same for `fourfold grep` (every matching line,
+as rg prints them) and `rg -S` on the same pattern (smart case, as fourfold reads a pattern; no grep
+or `rg` row for the question: it has no equivalent). The `lines` column is how many lines a grep
+printed, so the two greps can be seen to list the same matches. `--in-process` adds one
+`--no-daemon` call per query, the path every call took before the daemon.
 
     python bench/cli_bench.py --root bench/corpora/django-5.1.4 --index-dir /tmp/ff-bench/django \
         [--backend local] [--repeat 5] [--in-process] [--json out.json]
@@ -28,10 +30,12 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+# kind: (the `fourfold search` query, the same pattern for `fourfold grep`, and for `rg`)
 QUERIES = {
-    "literal": ("ValidationError", ["ValidationError"]),
-    "identifier": ("get_object_or_404", ["get_object_or_404"]),
-    "question": ("how does the csrf middleware check the token", None),
+    "literal": ("ValidationError", "ValidationError", "ValidationError"),
+    "identifier": ("get_object_or_404", "get_object_or_404", "get_object_or_404"),
+    "regex": ("re:raise \\w+Error\\(", "re:raise \\w+Error\\(", "raise \\w+Error\\("),
+    "question": ("how does the csrf middleware check the token", None, None),
 }
 TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -63,6 +67,11 @@ def _daemon_cpu(pid: int | None) -> float:
         return 0.0
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / TICKS  # utime, stime (fields 14 and 15 of stat)
+
+
+def printed_lines(command: list[str]) -> int:
+    """How many lines a grep prints: the same count from both greps says they list the same matches."""
+    return subprocess.run(command, capture_output=True, check=False).stdout.count(b"\n")
 
 
 def _rss_mb(pid: int) -> float:
@@ -111,34 +120,43 @@ def main() -> int:
     subprocess.run([fourfold, "status", *common[:-1]], check=True, capture_output=True)  # indexed and embedded
     _settle(pid)
     rows: dict[str, dict[str, dict[str, float]]] = {}
-    for kind, (query, pattern) in QUERIES.items():
+    for kind, (query, grep_pattern, rg_pattern) in QUERIES.items():
         command = [fourfold, "search", query, *common]
         run(command, pid)  # the first ask of a query may build caches: not measured
         rows[kind] = {"fourfold": summary([run(command, pid) for _ in range(args.repeat)])}
-        if rg and pattern:
-            rows[kind]["rg"] = summary([run([rg, "-n", *pattern, args.root], None) for _ in range(args.repeat)])
+        if grep_pattern:
+            grep = [fourfold, "grep", grep_pattern, *common[:-1]]
+            run(grep, pid)
+            rows[kind]["fourfold grep"] = {**summary([run(grep, pid) for _ in range(args.repeat)]),
+                                           "lines": printed_lines(grep)}
+        if rg and rg_pattern:
+            command_rg = [rg, "-n", "-S", "-e", rg_pattern, args.root]
+            rows[kind]["rg"] = {**summary([run(command_rg, None) for _ in range(args.repeat)]),
+                                "lines": printed_lines(command_rg)}
         if args.in_process:
             rows[kind]["fourfold --no-daemon"] = summary([run([*command, "--no-daemon"], None)])
+            if grep_pattern:
+                rows[kind]["fourfold grep --no-daemon"] = summary([run([*grep, "--no-daemon"], None)])
 
-    print("| query | system | wall ms | CLI CPU ms | daemon CPU ms | total CPU ms | peak RSS MB | CPU × rg |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| query | system | wall ms | CLI CPU ms | daemon CPU ms | total CPU ms | peak RSS MB | CPU × rg | lines |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for kind, systems in rows.items():
         base = systems.get("rg", {}).get("total_cpu_ms")
         for system, figures in systems.items():
             ratio = f"{figures['total_cpu_ms'] / base:.1f}" if base else "—"
             print(f"| {kind} | {system} | {figures['wall_ms']:.0f} | {figures['cpu_ms']:.0f} | "
                   f"{figures['daemon_cpu_ms']:.0f} | {figures['total_cpu_ms']:.0f} | {figures['peak_rss_mb']:.0f} | "
-                  f"{ratio} |")
+                  f"{ratio} | {figures.get('lines', '')} |")
     daemon_rss = _rss_mb(pid)
     print(f"\ndaemon {pid}: resident {daemon_rss:.0f} MB (held between calls, instead of loaded by each)")
     if args.json:
-        report = {"rows": rows, "daemon_rss_mb": daemon_rss, "queries": {k: q for k, (q, _) in QUERIES.items()},
+        report = {"rows": rows, "daemon_rss_mb": daemon_rss, "queries": {k: q for k, (q, _, _) in QUERIES.items()},
                   "repeat": args.repeat, "cpus": os.cpu_count(), "load": os.getloadavg()}
         Path(args.json).write_text(json.dumps(report, indent=1) + "\n")
     return 0
 
 
-__all__ = ["Call", "run", "summary"]
+__all__ = ["Call", "printed_lines", "run", "summary"]
 
 if __name__ == "__main__":
     sys.exit(main())

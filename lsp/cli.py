@@ -1,8 +1,9 @@
-"""The `fourfold` command: index, search, status, eval, serve and mcp from a terminal, a script or an agent.
+"""The `fourfold` command: index, search, grep, status, eval, serve and mcp from a terminal, a script or an agent.
 
 Scripts and coding agents get the same engine as editors: `--json` prints exactly the object of
 `fourfold.search` (DESIGN §7). A search is answered by the root's daemon (`fourfold.lsp.daemon`),
-started on the first call and kept warm, so a call costs about what `rg` costs; `--no-daemon`
+started on the first call and kept warm, so a call costs about what `rg` costs (`fourfold grep` lists
+every matching line from the same index, as `rg` prints them); `--no-daemon`
 loads the index in this process instead. Either way the disk is re-checked first, so results
 reflect the files as they are, and a root with no index is indexed first, with progress on stderr.
 
@@ -27,6 +28,8 @@ from fourfold.lsp import logs
 
 if TYPE_CHECKING:
     from fourfold.engine import Settings, Workspace
+
+    from .grep import GrepOptions
 
 BAR_WIDTH = 30
 MODALITY_LETTERS = {"semantic": "S", "text": "T", "structural": "St", "graph": "G"}
@@ -64,8 +67,29 @@ examples:
   fourfold search "how are retries scheduled" --root .
   fourfold search parseConfig --json --limit 5
   fourfold search '"connection refused"' --paths 'src/**' --languages python,go
+  fourfold grep 'connection refused' -g 'src/**'   # every matching line, as rg prints them
   fourfold mcp --root .            # the same engine as MCP tools for a coding agent
   fourfold daemon stop --root .    # stop the warm index of a root (it stops itself when idle)
+"""
+
+GREP_HELP = """\
+pattern syntax (the index's text queries; a pattern in lowercase only ignores case, as rg --smart-case):
+  parse_config                 an identifier: every line holding it, inside longer names too
+  connection refused           any other text is a literal, metacharacters and all: self.assertEqual(
+  "x = 1" or ' end '           quoted: the text between the quotes, outer spaces kept
+  /timeout \\d+/ or re:\\d+ms    a regular expression (RE2: linear time, so no backreferences or
+                               lookaround; (?i) ignores case)
+
+output:  path:line:text for every matching line, in file order (paths as --root gives them);
+         --count gives path:count, -l the files only, --json one object with the same data.
+         A cap (--max-count a file, --limit in all) says on stderr how many more lines it left out.
+exit:    0 when a line matched, 1 when none did, 2 on an error (a bad pattern, a missing folder).
+
+examples:
+  fourfold grep ValidationError --root ~/src/django
+  fourfold grep '/def test_\\w+_error/' -g 'tests/**' --count
+  fourfold grep TODO -l --languages python,go
+  fourfold grep get_object_or_404 --json --limit 50
 """
 
 
@@ -227,6 +251,88 @@ def cmd_search(args: argparse.Namespace) -> int:
     else:
         _print_result(result, sys.stdout, time.monotonic() - started, Path(args.root), args.all)
     return 0
+
+
+def cmd_grep(args: argparse.Namespace) -> int:
+    """Every matching line, answered by the root's daemon like a search (or in process with --no-daemon);
+    exit 1 when nothing matched, as rg, so scripts can test for a match."""
+    if not args.query.strip():
+        print("fourfold: the pattern is blank; give the text to look for, e.g. fourfold grep parse_config",
+              file=sys.stderr)
+        return 2
+    _check_root(args)
+    from .grep import GrepOptions, Mode
+
+    mode: Mode = "count" if args.count else "files" if args.files_with_matches else "lines"
+    options = GrepOptions(args.query, tuple(args.paths or ()), tuple(_list(args.languages)), args.max_count,
+                          args.limit, mode)
+    result = None if args.no_daemon else _via_daemon(args, {"op": "grep", "args": options.to_mapping()})
+    if result is None:
+        result = _grep_here(args, options)
+    for note in result["notes"]:
+        print(f"fourfold: {note}", file=sys.stderr)
+    try:
+        if args.json:
+            json.dump({"root": str(Path(args.root).resolve()), **result}, sys.stdout, indent=2, ensure_ascii=False)
+            sys.stdout.write("\n")
+        else:
+            _print_grep(result, sys.stdout, _prefix(args.root))
+        sys.stdout.flush()
+    except BrokenPipeError:  # `fourfold grep x | head`: the reader has all it wanted, as rg treats it
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    _say_what_was_left_out(result, options)
+    return 0 if result["matches"] else 1
+
+
+def _list(text: str | None) -> list[str]:
+    return [part for part in (text or "").split(",") if part]
+
+
+def _grep_here(args: argparse.Namespace, options: GrepOptions) -> dict[str, Any]:
+    from .grep import grep
+
+    progress = _progress(args)
+    workspace = _open(args)
+    try:
+        workspace.refresh(progress.counter("indexing"))
+        progress.end()
+        return grep(workspace, options)
+    finally:
+        workspace.close()
+
+
+def _prefix(root: str) -> str:
+    """What goes before an indexed path so it opens from here, as rg names files under the folder it is given."""
+    return "" if Path(root) == Path(".") else root.rstrip("/") + "/"
+
+
+def _print_grep(result: dict[str, Any], out: TextIO, prefix: str) -> None:
+    if "counts" in result:
+        out.writelines(f"{prefix}{path}:{count}\n" for path, count in result["counts"])
+    elif "paths" in result:
+        out.writelines(f"{prefix}{path}\n" for path in result["paths"])
+    else:
+        out.writelines(f"{prefix}{path}:{line}:{text}\n" for path, line, text in result["lines"])
+
+
+def _say_what_was_left_out(result: dict[str, Any], options: GrepOptions) -> None:
+    """The caps are said on stderr, never silent: an agent must know the listing is not all there is."""
+    if result.get("beyond_max_count"):
+        print(f"fourfold: +{result['beyond_max_count']:,} more matching lines beyond --max-count "
+              f"{options.max_count} a file", file=sys.stderr)
+    if result.get("more"):
+        print(f"fourfold: +{result['more']:,} more matching lines not shown (--limit {options.limit}); "
+              f"{result['matches']:,} lines match in {result['files']:,} files", file=sys.stderr)
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {text!r}")
+    return value
 
 
 def _via_daemon(args: argparse.Namespace, message: dict[str, Any]) -> Any:
@@ -452,6 +558,25 @@ def _wants_eval(argv: Sequence[str]) -> bool:
     return next((arg for arg in argv if not arg.startswith("-")), None) == "eval"
 
 
+def _grep_parser(commands: Any, formatter: type[argparse.HelpFormatter]) -> None:
+    grep = commands.add_parser("grep", help="every line matching a literal, identifier or regex, as rg lists them",
+                               formatter_class=formatter, epilog=GREP_HELP,
+                               description="Every matching line from the index, in file order, as rg prints them.")
+    grep.add_argument("query", metavar="PATTERN", help="what to look for (see the pattern syntax below)")
+    _common(grep)
+    _served(grep)
+    shown = grep.add_mutually_exclusive_group()
+    shown.add_argument("-c", "--count", action="store_true", help="print path:count for each file with a match")
+    shown.add_argument("-l", "--files-with-matches", action="store_true", help="print only the files with a match")
+    grep.add_argument("--json", action="store_true", help="print one JSON object: totals, notes and the lines")
+    grep.add_argument("-m", "--max-count", type=_positive, metavar="NUM", help="at most NUM lines a file")
+    grep.add_argument("--limit", type=_positive, metavar="NUM", help="at most NUM lines in all (default: every one)")
+    grep.add_argument("-g", "--paths", action="append", metavar="GLOB",
+                      help="only files matching this glob, gitignore syntax as rg -g (repeatable)")
+    grep.add_argument("--languages", help="comma-separated language ids (python, typescript, go, ...)")
+    grep.set_defaults(run=cmd_grep)
+
+
 def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     formatter = argparse.RawDescriptionHelpFormatter
     parser = argparse.ArgumentParser(prog="fourfold", formatter_class=formatter, epilog=QUERY_HELP + "\n" + EXAMPLES,
@@ -481,6 +606,8 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     search.add_argument("--languages", help="comma-separated language ids (python, typescript, go, ...)")
     search.add_argument("--no-embed", action="store_true", help="do not wait for new chunks to be embedded")
     search.set_defaults(run=cmd_search)
+
+    _grep_parser(commands, formatter)
 
     if _wants_eval(argv):
         from fourfold.lsp.eval_cli import add_eval_parser

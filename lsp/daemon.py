@@ -317,6 +317,11 @@ class Daemon:
             reason = why_empty(workspace, search) if not answer.results else None
             answer = replace(answer, notes=(*notes, *answer.notes, *([reason] if reason else [])))
             return {"ok": True, "result": answer.to_dict()}
+        if op == "grep":
+            from .grep import GrepOptions, grep
+
+            found = grep(workspace, GrepOptions.from_mapping(request.get("args") or {}))
+            return {"ok": True, "result": {**found, "notes": [*notes, *found["notes"]]}}
         if op == "status":
             return {"ok": True, "result": workspace.status()}
         if op == "index":

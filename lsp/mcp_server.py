@@ -3,7 +3,8 @@
 An agent asks in plain words and gets the right code, without choosing between grep, embeddings
 and a call graph: `search` runs the same classifier, retrievers and fusion as the language server,
 over the same index folder. The other tools pin the intent an agent already knows it wants
-(`definition`, `references`, `callers`, `impact`, `similar`), and `status` says how far indexing got.
+(`definition`, `references`, `callers`, `impact`, `similar`), `grep` lists every line matching a
+literal, identifier or regex from the same index, and `status` says how far indexing got.
 
 Answers are written for a context window: one line per result, `path:line  symbol  — snippet
 [why it ranked]`, cut to a token budget (about 4 characters a token) that the answer says it hit.
@@ -34,6 +35,7 @@ from pydantic import Field
 from fourfold.engine import QueryError, SearchError, SearchRequest, Settings, WorkspaceError
 from fourfold.engine.model.profiles import INTENTS, MODALITIES, PRESETS
 
+from .grep import GrepOptions, grep
 from .warm import WarmIndex, why_empty
 
 log = logging.getLogger(__name__)
@@ -47,6 +49,10 @@ MAX_MAX_TOKENS = 50_000
 SNIPPET_CHARS = 120
 # Functions of a decomposed answer shown before its files (the engine ranks up to 20).
 FUNCTIONS_SHOWN = 10
+# A grep line's text is cut here: a minified line would spend the budget on one match.
+GREP_LINE_CHARS = 200
+DEFAULT_GREP_LIMIT = 100
+MAX_GREP_LIMIT = 5000
 # How long a question waits for the index to load from disk before answering "still loading".
 OPEN_WAIT_S = 60.0
 # How long a question asked during the first index waits for it to finish before answering from part of it.
@@ -57,8 +63,8 @@ INSTRUCTIONS = (
     "Ask `search` in plain words before reaching for grep or reading files one by one: a question "
     "('how does retry work'), an identifier ('parseConfig'), an error message or a quoted string. "
     "When you already know the symbol, `definition`, `references`, `callers` and `impact` answer "
-    "directly. Results are `path:line symbol — snippet [modalities that found it]`; open the file "
-    "at that line to read more."
+    "directly; `grep` lists every line matching an exact string or regex, from the index. Results are "
+    "`path:line symbol — snippet [modalities that found it]`; open the file at that line to read more."
 )
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 
@@ -110,6 +116,25 @@ class Tools:
                 notes.append(reason)
         return render(result, notes, max_tokens)
 
+    async def grep(self, options: GrepOptions, max_tokens: int) -> str:
+        if not options.query.strip():
+            raise ToolError("the pattern is blank: give the text to look for, e.g. 'parse_config'")
+
+        def listed() -> str:
+            try:
+                workspace = self.index.workspace(timeout=OPEN_WAIT_S)
+                self.index.wait_indexed(FIRST_INDEX_WAIT_S)
+                notes = self.index.sync()
+                result = grep(workspace, options)
+            except (TimeoutError, WorkspaceError) as error:
+                raise ToolError(str(error)) from error
+            except QueryError as error:
+                where = f" at position {error.position}" if error.position is not None else ""
+                raise ToolError(f"invalid pattern{where}: {error}") from error
+            return render_grep(result, notes, max_tokens)
+
+        return await self._off_loop(listed)
+
     async def status(self) -> str:
         def read() -> str:
             try:
@@ -152,6 +177,31 @@ def render(result: dict[str, Any], notes: Sequence[str], max_tokens: int) -> str
             break
         lines.append(line)
         used += len(line) + 1
+    return "\n".join(lines)
+
+
+def render_grep(result: dict[str, Any], notes: Sequence[str], max_tokens: int) -> str:
+    """Every listed line as `path:line: text`, cut to `max_tokens`; what the limit or the budget left out
+    is counted in a last line, so an agent knows whether it saw every occurrence."""
+    budget = max_tokens * CHARS_PER_TOKEN
+    rows = result["lines"]
+    lines = [f"{result['matches']} matching line(s) in {result['files']} file(s) · {result['kind']}"]
+    lines += [f"note: {note}" for note in [*notes, *result["notes"]]]
+    used = sum(len(line) + 1 for line in lines)
+    shown = 0
+    for path, number, text in rows:
+        code = text.strip()
+        line = f"{path}:{number}: {code if len(code) <= GREP_LINE_CHARS else code[: GREP_LINE_CHARS - 1] + '…'}"
+        if used + len(line) + 1 > budget:
+            break
+        lines.append(line)
+        used += len(line) + 1
+        shown += 1
+    left = result["matches"] - shown
+    if left:
+        files = len({path for path, _, _ in rows[:shown]})
+        lines.append(f"+{left} more matching line(s) not shown ({shown} of {result['matches']}, {files} of "
+                     f"{result['files']} file(s)); raise limit or max_tokens, or narrow with paths/languages")
     return "\n".join(lines)
 
 
@@ -271,6 +321,25 @@ def build_server(index: WarmIndex) -> MCPServer:
                                    "languages": languages, "limit": limit}, max_tokens)
 
     @server.tool(
+        name="grep", title="Every matching line", annotations=READ_ONLY, structured_output=False,
+        description=(
+            "Every line that contains an exact string or identifier, or matches a regex ('/timeout \\d+/' or "
+            "'re:timeout \\d+', RE2 syntax), like ripgrep but answered from the index and current with your "
+            "edits. Use it when you need ALL occurrences (before a rename, to count uses, to check none is "
+            "left), not the best few: to find where something is or how it works, ask `search`. A pattern "
+            "in lowercase only ignores case. Each line: path:line: text, in file order."),
+    )
+    async def grep_tool(
+        pattern: Annotated[str, Field(description="the text, identifier, or /regex/ to look for")],
+        paths: Paths = None,
+        languages: Languages = None,
+        limit: Annotated[int, Field(description="most lines to list", ge=1, le=MAX_GREP_LIMIT)] = DEFAULT_GREP_LIMIT,
+        max_tokens: MaxTokens = DEFAULT_MAX_TOKENS,
+    ) -> str:
+        return await tools.grep(GrepOptions(pattern, tuple(paths or ()), tuple(languages or ()), limit=limit),
+                                max_tokens)
+
+    @server.tool(
         name="status", title="Index status", annotations=READ_ONLY, structured_output=False,
         description=("How far indexing got: files, symbols, chunks, embedded chunks, the semantic backend and "
                      "each retriever's readiness, as JSON. Use it when results look incomplete."),
@@ -299,4 +368,4 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-__all__ = ["build_server", "render", "run"]
+__all__ = ["build_server", "render", "render_grep", "run"]

@@ -6,10 +6,11 @@ from __future__ import annotations
 import threading
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import accumulate
 
 import numpy as np
+import pathspec
 
 from ..index.lexical import LexicalIndex
 from ..index.snapshot import Snapshot
@@ -23,7 +24,8 @@ from ..rank.ranking import boost_chunks, literal_ranked, with_generic
 from .retriever import Retriever, chunk_hit
 from .similar import seed_text
 
-__all__ = ["LexicalCache", "LineMatches", "every_line", "literal_hits", "literal_matches", "make_text_retriever"]
+__all__ = ["LexicalCache", "LineMatches", "every_line", "literal_hits", "literal_matches", "make_text_retriever",
+           "path_filter"]
 
 # A grep-like listing (`every_line`): full hits for the first LINE_PAGE lines, as the text retriever's
 # depth (profiles.RETRIEVER_DEPTH) gives a search; at most MAX_LINES lines in all, which bounds its
@@ -159,29 +161,78 @@ class LineMatches:
     `page` holds full hits (columns, snippet, enclosing definition) for the first lines, the ones a
     client shows at once; `lines` is (path, 0-based line) of every matching line in the same order,
     so a client can count, group or page through thousands of them without the engine building a
-    Hit for each (issue 17). `reason` says why `truncated` holds, as in `TextResult`.
+    Hit for each (issue 17). `reason` says why `truncated` holds, as in `TextResult`. The listing
+    keeps the snapshot it was found in, so `texts` reads the lines as they were matched even if a
+    file changes meanwhile.
     """
 
     page: list[Hit]
     lines: list[tuple[str, int]]
     truncated: bool = False
     reason: str = ""
+    snapshot: Snapshot | None = field(default=None, repr=False, compare=False)
+
+    def texts(self, lines: Sequence[tuple[str, int]]) -> list[str]:
+        """The text of each (path, 0-based line), without its line break: only the lines a client prints
+        pay for a decode, from the scan-ready bytes the search just read (cached per file version)."""
+        if self.snapshot is None:
+            raise ValueError("this listing keeps no snapshot to read its lines from")
+        texts = []
+        path: str | None = None
+        text: SearchText | None = None
+        for where, line in lines:
+            if where != path:
+                path, text = where, _searchable(self.snapshot, where)
+            texts.append(_line_text(text, line) if text is not None else "")
+        return texts
 
 
-def every_line(snapshot: Snapshot, query: TextQuery, page: int = LINE_PAGE, limit: int = MAX_LINES) -> LineMatches:
-    """Every matching line of `query` (up to `limit`), the first `page` of them as full hits."""
-    found = literal_matches(snapshot, query, limit)
-    return LineMatches(_with_symbols(snapshot, found.hits(page)), found.lines(), found.truncated, found.reason)
+def _line_text(text: SearchText, line: int) -> str:
+    """One line of a file's scan-ready bytes (CRLF already folded), decoded."""
+    newlines = text.newlines
+    start = int(newlines[line - 1]) + 1 if 0 < line <= len(newlines) else 0
+    end = int(newlines[line]) if line < len(newlines) else len(text.data)
+    return text.data[start:end].decode("utf-8", "replace")
 
 
-def literal_matches(snapshot: Snapshot, query: TextQuery, limit: int) -> TextMatches:
-    """The matching lines of the trigram candidates, as records (`TextMatches`) not yet turned into Hits."""
+def every_line(snapshot: Snapshot, query: TextQuery, page: int = LINE_PAGE, limit: int = MAX_LINES,
+               allowed: Callable[[str], bool] | None = None) -> LineMatches:
+    """Every matching line of `query` (up to `limit`) in the files `allowed` keeps, the first `page` as full hits."""
+    found = literal_matches(snapshot, query, limit, allowed)
+    return LineMatches(_with_symbols(snapshot, found.hits(page)), found.lines(), found.truncated, found.reason,
+                       snapshot)
+
+
+def path_filter(snapshot: Snapshot, paths: Sequence[str] | None,
+                languages: Sequence[str] | None) -> Callable[[str], bool] | None:
+    """A search's `paths` globs (gitignore syntax, as rg's --glob) and `languages` ids as a test of one
+    path, applied to the candidates before they are scanned; None when neither is given."""
+    if not paths and not languages:
+        return None
+    spec = pathspec.GitIgnoreSpec.from_lines(paths) if paths else None
+    wanted = set(languages or ())
+
+    def allowed(path: str) -> bool:
+        if spec is not None and not spec.match_file(path):
+            return False
+        record = snapshot.files.get(path)
+        return not wanted or (record is not None and record.language in wanted)
+
+    return allowed
+
+
+def literal_matches(snapshot: Snapshot, query: TextQuery, limit: int,
+                    allowed: Callable[[str], bool] | None = None) -> TextMatches:
+    """The matching lines of the trigram candidates (those `allowed` keeps), as records (`TextMatches`)
+    not yet turned into Hits."""
     plan = candidate_plan(query)
     if plan is None:
         paths = sorted(snapshot.files)
     else:
         ids = np.unique(np.concatenate([snapshot.trigrams.candidates(grams) for grams in plan]))
         paths = sorted(path for doc in ids.tolist() if (path := snapshot.paths_by_id.get(doc)) is not None)
+    if allowed is not None:
+        paths = [path for path in paths if allowed(path)]
     files = ((path, text) for path in paths if (text := _searchable(snapshot, path)) is not None)
     return match_text(query, files, limit=limit)
 

@@ -60,7 +60,7 @@ from ..retrieve import navigation
 from ..retrieve.graph import graph
 from ..retrieve.semantic import make_semantic_retriever
 from ..retrieve.structural import structural
-from ..retrieve.text import LINE_PAGE, LexicalCache, LineMatches, every_line, make_text_retriever
+from ..retrieve.text import LINE_PAGE, LexicalCache, LineMatches, every_line, make_text_retriever, path_filter
 from ..search.answer import Answer, IndexState, SearchResponse, answer_of
 from ..search.search import Searcher
 from .embedder import Embedder
@@ -807,10 +807,13 @@ class Workspace:
         """`search_answer` as the protocol's JSON (engine columns: code points)."""
         return self.search_answer(request).to_dict()
 
-    def every_line(self, query: str, page: int = LINE_PAGE) -> LineMatches:
+    def every_line(self, query: str, page: int = LINE_PAGE, paths: Sequence[str] | None = None,
+                   languages: Sequence[str] | None = None) -> LineMatches:
         """Every line matching a literal, identifier or regex query (`parse_text_query`'s syntax), as grep
-        lists them: the first `page` as full hits, the rest as (path, line). Raises QueryError."""
-        return every_line(self._snapshot, parse_text_query(query), page)
+        lists them: the first `page` as full hits, the rest as (path, line); only in files matching the
+        `paths` globs and `languages` ids when given. Raises QueryError."""
+        snapshot = self._snapshot
+        return every_line(snapshot, parse_text_query(query), page, allowed=path_filter(snapshot, paths, languages))
 
     def _behind_notes(self, response: SearchResponse, request: SearchRequest) -> list[str]:
         """What a search answered before a modality it used caught up with the latest edits should say.

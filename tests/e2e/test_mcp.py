@@ -21,7 +21,7 @@ from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "polyglot"
-TOOLS = {"search", "definition", "references", "callers", "impact", "similar", "status"}
+TOOLS = {"search", "definition", "references", "callers", "impact", "similar", "grep", "status"}
 # Bounds on starting the server and on indexing the fixture, so a broken server fails instead of hanging.
 READY_S = 120.0
 
@@ -70,6 +70,18 @@ def lines(answer: str) -> list[str]:
     return [line for line in answer.splitlines() if line[:1].isdigit()]
 
 
+def grep_lines(answer: str) -> list[str]:
+    """The listed lines of a `grep` answer: `path:line: text` (the first line is its summary)."""
+    return [line for line in answer.splitlines()[1:] if not line.startswith(("note:", "+"))]
+
+
+def lines_holding(root: Path, needle: str) -> set[str]:
+    """`path:line` of every line of the tree holding `needle` in any case: what grep must list."""
+    return {f"{path.relative_to(root).as_posix()}:{number}" for path in root.rglob("*") if path.is_file()
+            for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1)
+            if needle in line.lower()}
+
+
 async def test_every_tool_answers_on_a_real_repository(root: Path) -> None:
     async with session(root) as client:
         listed = await client.list_tools()
@@ -106,6 +118,13 @@ async def test_every_tool_answers_on_a_real_repository(root: Path) -> None:
         go_only = await text(client, "search", {"query": "retry", "languages": ["go"], "paths": ["go/**"]})
         assert lines(go_only) and all(line.split()[1].startswith("go/") for line in lines(go_only)), go_only
 
+        listed_lines = grep_lines(await text(client, "grep", {"pattern": "connection refused"}))
+        assert {line.split(": ", 1)[0] for line in listed_lines} == lines_holding(root, "connection refused")
+        assert "inventory/service.py:34: raise ConnectionError(\"connection refused by warehouse\") from error" \
+            in listed_lines
+        go_grep = await text(client, "grep", {"pattern": "/func \\w+\\(/", "paths": ["go/**"]})
+        assert grep_lines(go_grep) and all(line.startswith("go/") for line in grep_lines(go_grep)), go_grep
+
         status = json.loads(await text(client, "status", {}))
         assert status["ready"] is True and status["files"] > 20 and status["symbols"] > 100
         assert status["backend"] == "none"
@@ -118,6 +137,13 @@ async def test_answers_fit_the_token_budget_and_say_so(root: Path) -> None:
         assert len(small) <= 200 * 4 + 200  # the cut notice may run past the budget by its own length
         assert len(lines(small)) < len(lines(full))
         assert "more result(s) cut to stay within max_tokens=200" in small
+        every = await text(client, "grep", {"pattern": "retry", "limit": 1000, "max_tokens": 50_000})
+        assert "more matching line" not in every and len(grep_lines(every)) == len(lines_holding(root, "retry"))
+        capped = await text(client, "grep", {"pattern": "retry", "limit": 3})
+        assert len(grep_lines(capped)) == 3
+        assert capped.splitlines()[-1].startswith(f"+{len(grep_lines(every)) - 3} more matching line(s) not shown")
+        budget = await text(client, "grep", {"pattern": "retry", "limit": 1000, "max_tokens": 200})
+        assert 0 < len(grep_lines(budget)) < len(grep_lines(every)) and len(budget) <= 200 * 4 + 200
 
 
 async def test_mistakes_get_clear_errors_and_the_server_stays_up(root: Path) -> None:
@@ -127,6 +153,10 @@ async def test_mistakes_get_clear_errors_and_the_server_stays_up(root: Path) -> 
         assert "must be one of" in await error(client, "search", {"query": "retry", "intent": "guess"})
         assert "query" in await error(client, "search", {})
         assert "invalid query at position" in await error(client, "search", {"query": "re:load_(settings"})
+        assert "invalid pattern at position 8" in await error(client, "grep", {"pattern": "re:load_(settings"})
+        assert "blank" in await error(client, "grep", {"pattern": " "})
+        assert "no indexed file is in cobol" in await text(client, "grep", {"pattern": "retry",
+                                                                             "languages": ["cobol"]})
         assert "nope" in await error(client, "nope", {})
         unknown = await text(client, "search", {"query": "retry", "languages": ["cobol"]})
         assert "no results" in unknown and "no indexed file is in cobol" in unknown
@@ -144,6 +174,8 @@ async def test_a_file_edited_while_the_server_runs_is_found(root: Path) -> None:
         assert lines(edited)[0].startswith("1. inventory/models.py:"), edited
         created = await text(client, "definition", {"symbol": "audit_stock_levels"})
         assert lines(created)[0].startswith("1. inventory/audit.py:1  audit_stock_levels"), created
+        assert grep_lines(await text(client, "grep", {"pattern": "audit_stock_levels"})) == [
+            "inventory/audit.py:1: def audit_stock_levels(store):"]
 
         (root / "inventory" / "audit.py").unlink()
         assert not lines(await text(client, "definition", {"symbol": "audit_stock_levels"}))

@@ -245,3 +245,22 @@ def test_every_line_lists_all_matching_lines_and_builds_the_page_with_definition
     with pytest.raises(QueryError):
         workspace.every_line("/a(?=b)/")
     workspace.close()
+
+
+def test_every_line_keeps_to_the_paths_and_languages_asked_and_reads_back_the_lines_it_matched(
+        tmp_path: Path) -> None:
+    """A grep-like client filters before the scan and prints each line's text as it was matched,
+    CRLF folded, even after the file changed on disk."""
+    root = tmp_path / "repo"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "a.py").write_bytes(b"marker = 1\r\nother = 2\r\nmarker_two = 3\r\n")
+    (root / "src" / "b.js").write_text("// marker here\n")
+    (root / "notes.md").write_text("no code, a marker\n")
+    workspace = open_workspace(root, tmp_path / "index")
+    workspace.refresh()
+    found = workspace.every_line("marker", page=0, paths=["src/**"], languages=["python"])
+    assert found.page == [] and found.lines == [("src/a.py", 0), ("src/a.py", 2)]
+    (root / "src" / "a.py").write_text("changed\n")
+    assert found.texts(found.lines) == ["marker = 1", "marker_two = 3"]
+    assert sorted(workspace.every_line("marker", paths=["*.md", "*.js"]).lines) == [("notes.md", 0), ("src/b.js", 0)]
+    workspace.close()

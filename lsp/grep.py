@@ -1,0 +1,123 @@
+"""`fourfold grep` and the MCP `grep` tool: every line matching a literal, identifier or regex, as rg lists them.
+
+The engine lists the matching lines from its index (`Workspace.every_line`: trigram candidates
+confirmed by RE2), so a search costs its matches, not a scan of the repository. This module picks
+what a client prints (a cap per file, a cap in all, counts or file names) on the side that holds the
+index, so a daemon sends only what is printed and reads the text of only those lines.
+
+Nothing of the engine is imported at module level: the CLI builds `GrepOptions` on the daemon path,
+which must not pay for the engine's imports.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from fourfold.engine import Workspace
+
+Mode = Literal["lines", "count", "files"]
+MODES: tuple[Mode, ...] = ("lines", "count", "files")
+
+
+@dataclass(frozen=True)
+class GrepOptions:
+    """One grep as a client asks it: the pattern, the filters, and what to list.
+
+    `max_count` caps the lines of each file (rg's --max-count), `limit` the lines in all; both None
+    list every line the engine found. `mode` lists lines, per-file counts, or the files only.
+    """
+
+    query: str
+    paths: tuple[str, ...] = ()
+    languages: tuple[str, ...] = ()
+    max_count: int | None = None
+    limit: int | None = None
+    mode: Mode = "lines"
+
+    def to_mapping(self) -> dict[str, Any]:
+        """The options as JSON for the daemon's wire."""
+        return {**asdict(self), "paths": list(self.paths), "languages": list(self.languages)}
+
+    @classmethod
+    def from_mapping(cls, values: Mapping[str, Any]) -> GrepOptions:
+        """Read the wire form back; a mode or cap the client could not have sent is a ValueError."""
+        mode = values.get("mode", "lines")
+        if mode not in MODES:
+            raise ValueError(f"unknown grep mode {mode!r}")
+        options = cls(str(values["query"]), tuple(values.get("paths") or ()), tuple(values.get("languages") or ()),
+                      values.get("max_count"), values.get("limit"), mode)
+        if any(cap is not None and (not isinstance(cap, int) or cap < 1) for cap in (options.max_count, options.limit)):
+            raise ValueError("max_count and limit must be positive integers")
+        return options
+
+
+def grep(workspace: Workspace, options: GrepOptions) -> dict[str, Any]:
+    """The answer as JSON: totals, what the engine says about a cut-short scan, and the lines, counts or files.
+
+    Lines come in file order (path, then line), as rg prints them; `matches` and `files` count every
+    matching line and file found, before the caps. Raises QueryError for a pattern the engine refuses.
+    """
+    from fourfold.engine.index.textsearch import parse_text_query
+
+    found = workspace.every_line(options.query, page=0, paths=options.paths or None,
+                                 languages=options.languages or None)
+    lines = sorted(found.lines)
+    counts = Counter(path for path, _ in lines)
+    kept = _per_file(lines, options.max_count)
+    result: dict[str, Any] = {
+        "query": options.query, "kind": parse_text_query(options.query).kind, "matches": len(lines),
+        "files": len(counts), "truncated": found.truncated, "reason": found.reason,
+        "notes": _notes(workspace, options, found.reason, bool(lines)),
+    }
+    if options.mode == "count":
+        capped = options.max_count or len(lines)
+        result["counts"] = [[path, min(count, capped)] for path, count in counts.items()]
+    elif options.mode == "files":
+        result["paths"] = list(counts)
+    else:
+        shown = kept[: options.limit] if options.limit is not None else kept
+        result["lines"] = [[path, line + 1, text] for (path, line), text in zip(shown, found.texts(shown), strict=True)]
+        result["beyond_max_count"] = len(lines) - len(kept)
+        result["more"] = len(kept) - len(shown)
+    return result
+
+
+def _per_file(lines: list[tuple[str, int]], max_count: int | None) -> list[tuple[str, int]]:
+    """The first `max_count` lines of each file (all of them when None), in order."""
+    if max_count is None:
+        return lines
+    seen: Counter[str] = Counter()
+    kept = []
+    for path, line in lines:
+        seen[path] += 1
+        if seen[path] <= max_count:
+            kept.append((path, line))
+    return kept
+
+
+def _notes(workspace: Workspace, options: GrepOptions, reason: str, matched: bool) -> list[str]:
+    """What the answer must say about itself: a scan cut short, or why nothing can match at all."""
+    from fourfold.engine import SearchRequest
+    from fourfold.engine.index.textsearch import REASON_LIMIT, REASON_TIME
+    from fourfold.engine.retrieve.text import MAX_LINES
+
+    from .warm import why_empty
+
+    notes = []
+    if reason == REASON_LIMIT:
+        notes.append(f"stopped at {MAX_LINES:,} matching lines; narrow the search with paths or languages")
+    elif reason == REASON_TIME:
+        notes.append("the scan ran out of its time budget; later files were not searched")
+    if not matched:
+        request = SearchRequest(options.query, paths=options.paths or None, languages=options.languages or None)
+        empty = why_empty(workspace, request)
+        if empty:
+            notes.append(empty)
+    return notes
+
+
+__all__ = ["MODES", "GrepOptions", "grep"]
