@@ -40,9 +40,6 @@ from ..model.tokens import code_tokens, last_name, query_tokens, token_bag
 if TYPE_CHECKING:
     import bm25s
 
-# bm25s logs every index build at DEBUG through its own handler; a search engine's user does not care.
-logging.getLogger("bm25s").setLevel(logging.WARNING)
-
 # Chunks whose tokens are remembered between builds: the index is rebuilt after every file change,
 # and re-tokenising the unchanged 99% of a repository is most of a rebuild's cost.
 TOKEN_CACHE_SIZE = 1 << 17
@@ -59,9 +56,12 @@ class DamagedLexical(ValueError):
 
 def _bm25s() -> Any:
     """bm25s, imported when an index is built or opened: a search that asks BM25 nothing (an identifier,
-    a literal) does not pay its import (0.1 s, tqdm and asyncio with it) on every CLI run."""
+    a literal) does not pay its import (0.1 s, tqdm and asyncio with it) on every CLI run. bm25s sets
+    its own logger to DEBUG when imported and logs every index build there; a search engine's user does
+    not care, so the level is set after the import (set before it, the import undoes it)."""
     import bm25s
 
+    logging.getLogger("bm25s").setLevel(logging.WARNING)
     return bm25s
 
 

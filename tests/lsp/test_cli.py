@@ -263,6 +263,19 @@ def run_cli(*argv: str, timeout: float = 120) -> subprocess.CompletedProcess[str
                           timeout=timeout)
 
 
+def test_a_question_that_builds_bm25_logs_nothing_without_verbose(tmp_path: Path) -> None:
+    """bm25s sets its logger to DEBUG on import and logs each build; it is imported only when BM25 is
+    first built, so a level set at Fourfold's own import was undone and `DEBUG bm25s: Building index`
+    reached every user's terminal."""
+    root = tmp_path / "repo"
+    shutil.copytree(FIXTURE, root)
+    completed = run_cli("search", "how are retries scheduled", "--root", str(root), "--index-dir",
+                        str(tmp_path / "index"), "--backend", "none", "--no-daemon", "--limit", "3")
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stdout.strip()
+    assert "bm25s" not in completed.stderr and "DEBUG" not in completed.stderr
+
+
 def test_help_loads_no_index_machinery_and_teaches_the_query_syntax() -> None:
     probe = ("import contextlib, io, sys\n"
              "from fourfold.lsp.cli import main\n"
