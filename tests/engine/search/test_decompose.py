@@ -320,16 +320,19 @@ def test_a_decomposed_answer_ranks_the_functions_of_its_files(workspace: Workspa
     assert "RST" in top and "named" in top["RST"]
 
 
-def test_a_part_of_an_issue_adds_no_short_forms_nor_file_agreement_and_keeps_the_other_switches() -> None:
+def test_a_part_of_an_issue_adds_no_short_forms_nor_file_agreement_nor_said_files_and_keeps_the_other_switches(
+) -> None:
     request = SearchRequest("a pasted issue", ranking=Ranking(path_terms=False))
     for part in (Part(PROSE, "how the header rows are written", UNDERSTAND_CODE, 1.0),
                  Part(IDENTIFIER, "header_rows", FIND_DEFINITION, 1.0)):
         ranking = part_request(part, request, "default", semantic=False).ranking
         assert ranking.abbreviations is False  # an issue's hundreds of words, each with its short forms, blur
         assert ranking.file_agreement is False  # they find most files at several chunks
+        assert ranking.said_files is False  # and say most files' stems
         assert ranking.path_terms is False and ranking.definitions is True  # the caller's other switches stand
     assert SearchRequest("how are the header rows written").ranking.abbreviations is True
     assert SearchRequest("how are the header rows written").ranking.file_agreement is True
+    assert SearchRequest("how are the header rows written").ranking.said_files is True
 
 
 def test_a_call_graph_step_reaches_the_files_the_stated_definitions_call(tmp_path: Path) -> None:
