@@ -152,6 +152,20 @@ def _own_peak_rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def _rss_parts_mib() -> dict[str, float]:
+    """This process's resident memory now, split as the issue's serving target counts it: anonymous
+    (the heap: what the process holds) and file-backed (mapped index pages, i.e. page cache)."""
+    status = Path("/proc/self/status")
+    parts = {"RssAnon:": "serving_anon_mib", "RssFile:": "serving_file_mib"}
+    found: dict[str, float] = {}
+    if status.is_file():
+        for line in status.read_text().splitlines():
+            key = line.split(maxsplit=1)[0] if line else ""
+            if key in parts:
+                found[parts[key]] = int(line.split()[1]) / 1024
+    return found
+
+
 def _restart(root: Path, index_dir: Path, backend: str) -> dict[str, float]:
     """Reopen the unchanged index in a fresh process: time and CPU to the first answer (an identifier
     query, as a server answers from the loaded index before its re-check), the re-check, and the RSS."""
@@ -205,7 +219,7 @@ def restart_figures(root: Path, index_dir: str, backend: str) -> dict[str, float
     workspace.refresh()
     figures = {"first_answer_s": answered, "first_answer_cpu_s": answered_cpu,
                "recheck_s": time.perf_counter() - started - answered,
-               "cpu_s": _cpu_s(), "serving_rss_mib": _own_peak_rss_mib(),
+               "cpu_s": _cpu_s(), "serving_rss_mib": _own_peak_rss_mib(), **_rss_parts_mib(),
                "graph_built": float(workspace.snapshot().graph.built)}
     workspace.close()
     return figures
@@ -460,6 +474,8 @@ def summary(results: Sequence[Figures], machine: str) -> str:
                                                  f"{r.restart.get('first_answer_cpu_s', 0):.2f}" for r in results))
     add("restart: re-check of the tree (s)", (f"{r.restart.get('recheck_s', 0):.2f}" for r in results))
     add("RSS while serving after a restart (MiB)", (f"{r.restart.get('serving_rss_mib', 0):.0f}" for r in results))
+    add("... of it now: heap / mapped files (MiB)", (f"{r.restart.get('serving_anon_mib', 0):.0f} / "
+                                                    f"{r.restart.get('serving_file_mib', 0):.0f}" for r in results))
     add("cold one-shot index: peak RSS, indexer / largest worker (MiB)",
         (f"{r.cold_index.get('peak_rss_mib', 0):.0f} / {r.cold_index.get('workers_peak_rss_mib', 0):.0f}"
          for r in results))
