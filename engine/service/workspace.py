@@ -115,6 +115,7 @@ UNREADABLE_ENTRY = "unreadable"
 # this the walk costs milliseconds, and freezing would also keep whatever cyclic garbage the process
 # holds at that moment (a test session opening hundreds of small workspaces) for good.
 FREEZE_MIN_FILES = 1000
+# The text cache's budget is set in MiB (`Settings.text_cache_mb`) and counted in characters and bytes.
 MIB = 1024 * 1024
 # Skipped files listed by name in status (all are counted by reason).
 STATUS_SKIPPED_LISTED = 50
@@ -568,17 +569,12 @@ class Workspace:
         with self._pool(workers) as pool:
             try:
                 out: collections.deque[concurrent.futures.Future[list[_Indexed | str]]] = collections.deque()
-                for task in tasks:
+                for number, task in enumerate(tasks, 1):
                     out.append(pool.submit(_index_batch, self.index_job, task))
-                    if len(out) < IN_FLIGHT_TASKS:
-                        continue
-                    for item in out.popleft().result():
-                        yield paths[position], item
-                        position += 1
-                while out:
-                    for item in out.popleft().result():
-                        yield paths[position], item
-                        position += 1
+                    while out and (len(out) >= IN_FLIGHT_TASKS or number == len(tasks)):
+                        for item in out.popleft().result():
+                            yield paths[position], item
+                            position += 1
             except concurrent.futures.process.BrokenProcessPool:
                 log.warning("an indexing worker died near %s; finding the file that killed it", paths[position])
             finally:
