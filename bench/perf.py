@@ -97,6 +97,7 @@ class Figures:
     peak_worker_rss_mib: float = 0.0
     index_cpu_s: float = 0.0  # CPU of the first refresh: this process and its index workers together
     restart: dict[str, float] = field(default_factory=dict)  # a fresh process reopening the index (`_restart`)
+    cold_index: dict[str, float] = field(default_factory=dict)  # a fresh one-shot process indexing (`_cold_index`)
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -126,6 +127,7 @@ def measure(root: Path, scale: int, queries: Sequence[EvalQuery], backend: str, 
         figures.peak_rss_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         figures.peak_worker_rss_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
         figures.restart = _restart(root, index_dir, backend)
+        figures.cold_index = _cold_index(root, backend)
         figures.rg_ms = [_rg_ms(root, baseline_target(q.query)) for q in _literal_queries(queries)]
         figures.ctags_s, figures.ctags_definitions = _ctags(root)
         figures.lsp = _lsp(lsp_command, root, names) if lsp_command else None
@@ -150,6 +152,20 @@ def _own_peak_rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def _rss_parts_mib() -> dict[str, float]:
+    """This process's resident memory now, split as the issue's serving target counts it: anonymous
+    (the heap: what the process holds) and file-backed (mapped index pages, i.e. page cache)."""
+    status = Path("/proc/self/status")
+    parts = {"RssAnon:": "serving_anon_mib", "RssFile:": "serving_file_mib"}
+    found: dict[str, float] = {}
+    if status.is_file():
+        for line in status.read_text().splitlines():
+            key = line.split(maxsplit=1)[0] if line else ""
+            if key in parts:
+                found[parts[key]] = int(line.split()[1]) / 1024
+    return found
+
+
 def _restart(root: Path, index_dir: Path, backend: str) -> dict[str, float]:
     """Reopen the unchanged index in a fresh process: time and CPU to the first answer (an identifier
     query, as a server answers from the loaded index before its re-check), the re-check, and the RSS."""
@@ -162,6 +178,37 @@ def _restart(root: Path, index_dir: Path, backend: str) -> dict[str, float]:
     return figures
 
 
+def _cold_index(root: Path, backend: str) -> dict[str, float]:
+    """A first index of `root` in a fresh process, as `fourfold index` runs it: the peak RSS the issue
+    bounds (the measuring process above also builds a second graph and BM25, so its peak is not that)."""
+    index_dir = Path(tempfile.mkdtemp(prefix="fourfold-perf-cold-"))
+    try:
+        completed = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--cold-index", str(root),
+                                    "--index-dir", str(index_dir), "--backend", backend],
+                                   capture_output=True, text=True, check=False, stdin=subprocess.DEVNULL)
+    finally:
+        shutil.rmtree(index_dir, ignore_errors=True)
+    if completed.returncode != 0:
+        return {"error": float(completed.returncode)}
+    figures: dict[str, float] = json.loads(completed.stdout.splitlines()[-1])
+    return figures
+
+
+def cold_index_figures(root: Path, index_dir: str, backend: str) -> dict[str, float]:
+    """What `_cold_index` runs in its own process. The workers' peak is their largest ru_maxrss, which
+    Linux carries over fork and exec: they are spawned while this process is still small, so it is theirs."""
+    started = time.perf_counter()
+    workspace = Workspace(root, Settings(index_dir=index_dir, semantic_backend=backend), background=False)
+    try:
+        workspace.refresh()
+    finally:
+        workspace.close()
+    own, workers = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return {"wall_s": time.perf_counter() - started, "main_cpu_s": own.ru_utime + own.ru_stime,
+            "workers_cpu_s": workers.ru_utime + workers.ru_stime, "peak_rss_mib": _own_peak_rss_mib(),
+            "workers_peak_rss_mib": workers.ru_maxrss / 1024, "load_1min": os.getloadavg()[0]}
+
+
 def restart_figures(root: Path, index_dir: str, backend: str) -> dict[str, float]:
     """What `_restart` runs in its own process (imports included in the CPU, not in the wall time)."""
     started, cpu = time.perf_counter(), time.process_time()
@@ -172,7 +219,7 @@ def restart_figures(root: Path, index_dir: str, backend: str) -> dict[str, float
     workspace.refresh()
     figures = {"first_answer_s": answered, "first_answer_cpu_s": answered_cpu,
                "recheck_s": time.perf_counter() - started - answered,
-               "cpu_s": _cpu_s(), "serving_rss_mib": _own_peak_rss_mib(),
+               "cpu_s": _cpu_s(), "serving_rss_mib": _own_peak_rss_mib(), **_rss_parts_mib(),
                "graph_built": float(workspace.snapshot().graph.built)}
     workspace.close()
     return figures
@@ -427,6 +474,13 @@ def summary(results: Sequence[Figures], machine: str) -> str:
                                                  f"{r.restart.get('first_answer_cpu_s', 0):.2f}" for r in results))
     add("restart: re-check of the tree (s)", (f"{r.restart.get('recheck_s', 0):.2f}" for r in results))
     add("RSS while serving after a restart (MiB)", (f"{r.restart.get('serving_rss_mib', 0):.0f}" for r in results))
+    add("... of it now: heap / mapped files (MiB)", (f"{r.restart.get('serving_anon_mib', 0):.0f} / "
+                                                    f"{r.restart.get('serving_file_mib', 0):.0f}" for r in results))
+    add("cold one-shot index: peak RSS, indexer / largest worker (MiB)",
+        (f"{r.cold_index.get('peak_rss_mib', 0):.0f} / {r.cold_index.get('workers_peak_rss_mib', 0):.0f}"
+         for r in results))
+    add("cold one-shot index: CPU, indexer + workers (s)",
+        (f"{r.cold_index.get('main_cpu_s', 0):.1f} + {r.cold_index.get('workers_cpu_s', 0):.1f}" for r in results))
     add("index: text + structural (s)", (f"{r.text_structural_s:.1f}" for r in results))
     add("index: graph (s)", (f"{r.graph_s:.1f}" for r in results))
     add("index: BM25 over chunks (s, background)", (f"{r.bm25_s:.1f}" for r in results))
@@ -597,6 +651,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--scale", type=int, default=1, help=argparse.SUPPRESS)
     parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--restart", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--cold-index", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--index-dir", help=argparse.SUPPRESS)
     return parser.parse_args(argv)
 
@@ -605,6 +660,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     if args.restart is not None:
         print(json.dumps(restart_figures(args.restart, args.index_dir, args.backend)))
+        return 0
+    if args.cold_index is not None:
+        print(json.dumps(cold_index_figures(args.cold_index, args.index_dir, args.backend)))
         return 0
     queries = load_queries(args.queries)
     if args.measure is not None:

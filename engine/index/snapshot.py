@@ -26,17 +26,28 @@ class ContentCache:
 
     Next to each text it keeps the bytes the text matcher scans (`SearchText`), made on first use,
     so a literal search over thousands of candidate files never re-encodes them.
+
+    What it holds is bounded by `budget`, counted in characters of text plus bytes of scan data: past
+    it the oldest paths are dropped (first in, first out: no bookkeeping on the hot read path). A
+    dropped text is read from disk again when a hit needs it (`Snapshot.text`, digest-checked), so the
+    bound costs reads, never answers. Without it the cache grew with the repository.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, budget: int) -> None:
+        self.budget = budget
+        self.held = 0  # characters and scan bytes held, never above `budget`
         self._texts: dict[str, tuple[str, str]] = {}
         self._searchable: dict[str, tuple[str, SearchText]] = {}
+        self._sizes: dict[str, int] = {}  # path -> what its text and scan bytes count
         self._lock = threading.Lock()
 
     def put(self, path: str, digest: str, text: str) -> None:
         with self._lock:
-            self._texts[path] = (digest, text)
-            self._searchable.pop(path, None)
+            self._forget(path)
+            if self._make_room(len(text)):
+                self._texts[path] = (digest, text)
+                self._sizes[path] = len(text)
+                self.held += len(text)
 
     def get(self, path: str, digest: str) -> str | None:
         entry = self._texts.get(path)
@@ -52,14 +63,32 @@ class ContentCache:
             return None
         made = SearchText(text)
         with self._lock:
-            if self.get(path, digest) is not None:
-                self._searchable[path] = (digest, made)
+            if self.get(path, digest) is not None and path not in self._searchable:
+                size = self._sizes.pop(path)  # this path is not a candidate for the room made for it
+                if self._make_room(len(made.data)):
+                    self._searchable[path] = (digest, made)
+                    size += len(made.data)
+                    self.held += len(made.data)
+                self._sizes[path] = size
         return made
 
     def drop(self, path: str) -> None:
         with self._lock:
-            self._texts.pop(path, None)
-            self._searchable.pop(path, None)
+            self._forget(path)
+
+    def _forget(self, path: str) -> None:
+        self._texts.pop(path, None)
+        self._searchable.pop(path, None)
+        self.held -= self._sizes.pop(path, 0)
+
+    def _make_room(self, size: int) -> bool:
+        """Drop the oldest paths until `size` more fits in the budget (callers hold the lock); False
+        when it cannot fit at all, and then nothing is dropped."""
+        if size > self.budget:
+            return False
+        while self.held + size > self.budget and self._sizes:
+            self._forget(next(iter(self._sizes)))
+        return True
 
 
 @dataclass(frozen=True)

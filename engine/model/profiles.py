@@ -318,6 +318,14 @@ SEED_NAME_CANDIDATES: Final = 20
 # source is rarely over 1 MiB, while data dumps, bundles and generated tables often are.
 DEFAULT_MAX_FILE_SIZE: Final = 1024 * 1024
 
+# --- Memory (engine/index/snapshot.py ContentCache). ---
+# File texts (and their scan-ready bytes) kept in memory for searches, in MiB of characters; a setting,
+# `textCacheMb`. Past it the oldest are dropped and read from disk again when a hit needs them (digest-
+# checked, so answers do not change). 256 keeps every text of 4x Django (169 MiB of source, measured in
+# bench/perf.py) with room for the scan bytes of the files literal searches touch; without a bound the
+# cache grew with the repository, to its whole size and about as much again in scan bytes.
+TEXT_CACHE_MIB: Final = 256
+
 # --- BM25 (engine/index/lexical.py). ---
 # bm25s' defaults, which are Lucene's k1 and b: no query set here justifies others.
 BM25_K1: Final = 1.5

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from .profiles import DEFAULT_MAX_FILE_SIZE, DEMOTE_FACTOR
+from .profiles import DEFAULT_MAX_FILE_SIZE, DEMOTE_FACTOR, TEXT_CACHE_MIB
 from .profiles import PRESETS as PRESET_TABLE
 
 PRESETS = tuple(PRESET_TABLE)
@@ -28,6 +28,7 @@ class Settings:
     index_dir: str | None = None
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
     demote_factor: float = DEMOTE_FACTOR
+    text_cache_mb: int = TEXT_CACHE_MIB
     voyage_api_key: str | None = field(default=None, repr=False, compare=False)
 
     def api_key(self) -> str | None:
@@ -48,6 +49,8 @@ _ALIASES: dict[str, str] = {
     "demoteFactor": "demote_factor",
     "demotion": "demote_factor",
     "demote_factor": "demote_factor",
+    "textCacheMb": "text_cache_mb",
+    "text_cache_mb": "text_cache_mb",
     "voyageApiKey": "voyage_api_key",
     "voyage.apiKey": "voyage_api_key",
 }
@@ -89,6 +92,9 @@ def _check(name: str, value: Any) -> tuple[Any, str | None]:
     if name == "demote_factor":
         ok = isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value <= 1
         return (float(value), None) if ok else (None, "demoteFactor must be a number between 0 and 1")
+    if name == "text_cache_mb":
+        ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
+        return (value, None) if ok else (None, "textCacheMb must be a whole number of MiB (0: no texts kept)")
     if name == "voyage_api_key":
         return (
             (value or None, None)

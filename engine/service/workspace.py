@@ -7,6 +7,7 @@ to the store in one transaction and published as a new immutable Snapshot, which
 
 from __future__ import annotations
 
+import collections
 import concurrent.futures
 import concurrent.futures.process
 import json
@@ -29,6 +30,7 @@ from ..graph.centrality import DamagedRank, StoredRank
 from ..graph.graph import CodeGraph
 from ..index.discovery import Walker
 from ..index.indexjob import Indexed as _Indexed
+from ..index.indexjob import index_batch as _index_batch
 from ..index.indexjob import index_job as _index_job
 from ..index.indexjob import index_or_reason as _index_or_reason
 from ..index.indexjob import index_text as _index_text
@@ -83,10 +85,15 @@ PARALLEL_MIN_FILES = 200
 MAX_WORKERS = 4
 # Files per task sent to a worker (amortises the pickling round trip).
 POOL_CHUNK = 16
+# Tasks given to the pool and not yet taken back: the budget of parsed results in flight. `Executor.map`
+# submitted every file at once, so whenever the indexer fell behind (a partial snapshot published, a
+# write, a collection) the workers' finished results piled up without bound; this keeps the workers busy
+# (one running and one queued task each, plus one) and no more.
+IN_FLIGHT_TASKS = 2 * MAX_WORKERS + 2
 # After a worker died: files re-run one by one to find the one that killed it. Results come back in
-# order and the pool holds at most one running and one queued chunk per worker (plus one), so the
-# culprit is within this many files of the first missing result; if not, the next round finds it.
-SUSPECT_FILES = (2 * MAX_WORKERS + 2) * POOL_CHUNK
+# order and at most IN_FLIGHT_TASKS tasks are out, so the culprit is within this many files of the
+# first missing result.
+SUSPECT_FILES = IN_FLIGHT_TASKS * POOL_CHUNK
 # Quiet time after the last edit before centrality is recomputed in the background.
 CENTRALITY_DELAY_S = 0.3
 # Quiet time after the last edit before new chunks are embedded and BM25 is rebuilt in the background.
@@ -108,6 +115,8 @@ UNREADABLE_ENTRY = "unreadable"
 # this the walk costs milliseconds, and freezing would also keep whatever cyclic garbage the process
 # holds at that moment (a test session opening hundreds of small workspaces) for good.
 FREEZE_MIN_FILES = 1000
+# The text cache's budget is set in MiB (`Settings.text_cache_mb`) and counted in characters and bytes.
+MIB = 1024 * 1024
 # Skipped files listed by name in status (all are counted by reason).
 STATUS_SKIPPED_LISTED = 50
 
@@ -217,7 +226,7 @@ class Workspace:
         empty = Snapshot(
             root=self.root, generation=0, files={}, parsed={}, packed={}, doc_ids={}, paths_by_id={},
             trigrams=TrigramIndex.build({}), symbols=SymbolTable(), graph=CodeGraph.build({}), buffers={},
-            contents=ContentCache(), max_file_size=self.settings.max_file_size,
+            contents=ContentCache(self.settings.text_cache_mb * MIB), max_file_size=self.settings.max_file_size,
         )
         files = {row.record.path: row.record for row in rows}
         saved = self._saved_index(rows, files)
@@ -490,7 +499,7 @@ class Workspace:
             pending.append(item)
             count, unwritten = count + 1, unwritten + 1
             if unwritten >= WRITE_BATCH:
-                self.store.write(entry.stored for entry in pending[-unwritten:])
+                self._write_batch(pending, unwritten)
                 unwritten = 0
                 due = time.perf_counter() - published_at > max(PUBLISH_INTERVAL_S, 3 * publish_cost)
                 if self._background and due and len(pending) >= PUBLISH_GROWTH * published:
@@ -502,8 +511,25 @@ class Workspace:
             self.progress = position / max(len(paths), 1)
             if progress is not None:
                 progress(position, len(paths))
-        self.store.write(entry.stored for entry in pending[len(pending) - unwritten:])
+        self._write_batch(pending, unwritten)
         return count, pending
+
+    def _write_batch(self, pending: list[_Indexed], count: int) -> None:
+        """Store the rows of the last `count` entries, then keep of each only what the bulk build needs
+        (`Indexed.written`): at most WRITE_BATCH encoded rows and texts are held at any time.
+
+        A server hands each text to the content cache (its searches read them; the cache's budget bounds
+        them); a one-shot CLI does not: no search runs before the index is built, and its first search
+        reads only its hits' files.
+        """
+        start = len(pending) - count
+        self.store.write(entry.stored for entry in pending[start:])
+        contents = self._snapshot.contents
+        for index in range(start, len(pending)):
+            entry = pending[index]
+            if self._background:
+                contents.put(entry.stored.record.path, entry.stored.record.digest, entry.text)
+            pending[index] = entry.written()
 
     def _built_graph(self, parsed: Mapping[str, ParsedFile]) -> CodeGraph:
         graph = CodeGraph.build(parsed)
@@ -539,11 +565,16 @@ class Workspace:
                       workers: int) -> Generator[tuple[str, _Indexed | str], None, int]:
         """Files from `start` on, in the pool; returns where it got to (short of the end if a worker died)."""
         position = start
+        tasks = [jobs[at:at + POOL_CHUNK] for at in range(start, len(jobs), POOL_CHUNK)]
         with self._pool(workers) as pool:
             try:
-                for item in pool.map(self.index_job, jobs[start:], chunksize=POOL_CHUNK):
-                    yield paths[position], item
-                    position += 1
+                out: collections.deque[concurrent.futures.Future[list[_Indexed | str]]] = collections.deque()
+                for number, task in enumerate(tasks, 1):
+                    out.append(pool.submit(_index_batch, self.index_job, task))
+                    while out and (len(out) >= IN_FLIGHT_TASKS or number == len(tasks)):
+                        for item in out.popleft().result():
+                            yield paths[position], item
+                            position += 1
             except concurrent.futures.process.BrokenProcessPool:
                 log.warning("an indexing worker died near %s; finding the file that killed it", paths[position])
             finally:
@@ -580,7 +611,8 @@ class Workspace:
         for path in removed:
             old.contents.drop(path)
         for item in indexed:
-            old.contents.put(item.stored.record.path, item.stored.record.digest, item.text)
+            if not item.released:
+                old.contents.put(item.stored.record.path, item.stored.record.digest, item.text)
         if partial or self._graph_behind or len(indexed) + len(removed) > BULK_CHANGE:
             files = {p: r for p, r in old.files.items() if p not in removed}
             parsed = {p: v for p, v in old.parsed.items() if p not in removed}

@@ -90,6 +90,8 @@ def test_measure_reports_every_modality_and_baseline(corpus: Path, queries: Path
     assert len(figures.literal_ms) == 1
     assert len(figures.update_ms) == min(perf.UPDATE_EDITS, len(CORPUS))
     assert figures.index_mib > 0 and figures.peak_rss_mib > 0
+    assert figures.cold_index["peak_rss_mib"] > 0 and figures.cold_index["main_cpu_s"] > 0
+    assert figures.restart["serving_anon_mib"] > 0 and "serving_file_mib" in figures.restart
     if shutil.which("rg"):
         assert len(figures.rg_ms) == 1
     if shutil.which("ctags"):

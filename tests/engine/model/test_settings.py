@@ -33,3 +33,12 @@ def test_api_key_is_not_in_repr(monkeypatch: object) -> None:
 def test_api_key_from_environment(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setenv("VOYAGE_API_KEY", "env-key")
     assert Settings().api_key() == "env-key"
+
+
+def test_the_text_cache_budget_is_a_whole_number_of_mib_and_zero_keeps_none() -> None:
+    settings, errors = parse_settings({"textCacheMb": 0})
+    assert settings.text_cache_mb == 0 and errors == []
+    settings, errors = parse_settings({"text_cache_mb": 1.5})
+    assert settings.text_cache_mb == Settings().text_cache_mb
+    assert errors == ["fourfold.text_cache_mb: textCacheMb must be a whole number of MiB (0: no texts kept); "
+                      "using the default"]
