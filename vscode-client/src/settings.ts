@@ -12,6 +12,7 @@ export const SERVER_SETTING_NAMES: Readonly<Record<string, string>> = {
   maxFileSize: 'maxFileSize',
   indexDir: 'indexDir',
   demoteFactor: 'demoteFactor',
+  textCacheMb: 'textCacheMb',
 };
 
 /** Backend used instead of `voyage` in an untrusted workspace: code stays on this machine. */
