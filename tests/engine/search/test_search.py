@@ -14,7 +14,14 @@ from tree import indexed_workspace
 
 from fourfold.engine import QueryError, SearchError, SearchRequest, Settings, Workspace
 from fourfold.engine.index.snapshot import Snapshot
-from fourfold.engine.model.profiles import DOC_PRIOR, FILE_COHERENCE, FUSED_PATH_TERM_BOOST, PROSE_PRIOR, TEST_PRIOR
+from fourfold.engine.model.profiles import (
+    DOC_PRIOR,
+    FILE_COHERENCE,
+    FUSED_PATH_TERM_BOOST,
+    PROSE_PRIOR,
+    SAID_FILE_BOOST,
+    TEST_PRIOR,
+)
 from fourfold.engine.model.records import Hit, Span
 from fourfold.engine.query.parsedquery import ParsedQuery
 from fourfold.engine.query.request import Ranking
@@ -191,6 +198,7 @@ def test_an_alternative_weight_row_replaces_the_tables_on_fused_routes_only(work
 # --- file priors and file coherence per intent ---------------------------------------------------
 # "how does retry work" has the keywords retry and work: `inventory/retry.py` names one of two.
 NAMED_LIFT = 1.0 + FUSED_PATH_TERM_BOOST * 0.5
+SAID_LIFT = NAMED_LIFT * (1.0 + SAID_FILE_BOOST)  # `retry.py`: the question says its whole stem
 TEST_FILE = "inventory/tests/test_retry.py"
 TEST_SOURCE = """from inventory.retry import retry
 
@@ -236,7 +244,7 @@ def test_understand_code_results_carry_prior_coherence_and_defines(topic_workspa
         assert {"defines", "prior", "coherence"} <= row.keys()
         assert isinstance(row["defines"], bool)
         _assert_score_identity(row)
-    assert rows["inventory/retry.py"]["prior"] == pytest.approx(NAMED_LIFT)  # named after the question's words
+    assert rows["inventory/retry.py"]["prior"] == pytest.approx(SAID_LIFT)  # named after the question's words
     assert rows["README.md"]["prior"] == pytest.approx(DOC_PRIOR)  # documentation explains, code does
     assert rows[TEST_FILE]["prior"] == pytest.approx(TEST_PRIOR * NAMED_LIFT)
     assert any(row["coherence"] > 0 for row in rows.values())
@@ -265,7 +273,7 @@ def test_file_aggregation_and_agreement_off_give_no_coherence(topic_workspace: W
     request = SearchRequest("how does retry work")
     assert any(row["coherence"] > 0 for row in _rows(topic_workspace, request).values())
     rows = _rows(topic_workspace, replace(request, ranking=Ranking(file_aggregation=False, file_agreement=False)))
-    assert rows["inventory/retry.py"]["prior"] == pytest.approx(NAMED_LIFT)  # the other features stay on
+    assert rows["inventory/retry.py"]["prior"] == pytest.approx(SAID_LIFT)  # the other features stay on
     for row in rows.values():
         assert row["coherence"] == 0.0
         _assert_score_identity(row)
@@ -312,7 +320,7 @@ def test_searcher_understand_code_applies_coherence_and_the_named_prior(snapshot
     expected = (weight / (k + 1) + FILE_COHERENCE * weight / (k + 2)) * TEST_PRIOR * NAMED_LIFT
     assert tests.score == pytest.approx(expected)
     assert named.coherence == 0.0
-    assert named.score == pytest.approx(weight / (k + 3) * NAMED_LIFT)
+    assert named.score == pytest.approx(weight / (k + 3) * SAID_LIFT)
     assert list(results) == ["inventory/retry.py", TEST_FILE]
 
 
