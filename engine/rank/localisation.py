@@ -8,7 +8,9 @@ functions, methods and classes inside the first few of them by what the issue sa
 - `named`: the issue states its name (backticked or a traceback's function: strongly; a code-shaped
   word of the prose: less; a call in a code block: least), or the name of its class;
 - `calls`: it calls or uses a name the issue states (the path a failing call takes goes through it);
-- `literal`: its own lines contain an error message or a quoted string of the issue;
+- `literal`: its own lines contain an error message or a quoted string of the issue, or hold a message
+  template (a string literal with `%s` / `{}` placeholders) that one line of the issue fills in: the program
+  printed it there (`"%s contains %d more items"` for `Right contains more items` in pasted output);
 - `words`: the issue's prose words in its name and its own lines (BM25, normalised by the best);
 - `found`: the places the parts' searches found inside it (their fusion gains, normalised).
 
@@ -25,6 +27,7 @@ The answer lists the functions best first, each with the features that put it th
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -39,6 +42,7 @@ from ..model.profiles import (
     FUNCTION_LITERAL_FILES,
     FUNCTION_LITERAL_LIFT,
     FUNCTION_NAME_WEIGHT,
+    FUNCTION_TEMPLATE_CHARS,
     FUNCTION_TEST_PRIOR,
     FUNCTION_WEIGHTS,
     FUNCTION_WORDS_LIFT,
@@ -55,6 +59,7 @@ __all__ = [
     "FunctionHit",
     "Owned",
     "candidates",
+    "fills_template",
     "is_test",
     "lift_said",
     "lift_worded",
@@ -73,13 +78,16 @@ class Evidence:
 
     `names`: a stated name -> how strongly (1 for backticked or a frame's function, less for prose
     and code-block names). `frames`: a file a traceback names -> the functions its frames are in.
-    `literals`: error messages and quoted strings. `words`: the prose's tokens.
+    `literals`: error messages and quoted strings. `words`: the prose's tokens. `lines`: every non-empty
+    line of the text, code blocks and pasted output included, where a function's message template may
+    show filled in.
     """
 
     names: Mapping[str, float] = field(default_factory=dict)
     frames: Mapping[str, frozenset[str]] = field(default_factory=dict)
     literals: tuple[str, ...] = ()
     words: tuple[str, ...] = ()
+    lines: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -188,7 +196,8 @@ def candidates(
             features = {
                 "frame": 1.0 if symbol.name in framed else 0.0,
                 "named": named,
-                "literal": 1.0 if any(literal in own for literal in evidence.literals) else 0.0,
+                "literal": 1.0 if any(literal in own for literal in evidence.literals)
+                or fills_template(own, evidence.lines) else 0.0,
                 "calls": uses.get(index, 0.0),
             }
             rows.append((result, share, symbol, features, tokens))
@@ -202,6 +211,41 @@ def candidates(
                              {**features, "words": lexical / top_words, "found": gain / top_found},
                              is_test(symbol) or result.prior < 1.0))
     return out
+
+
+# A one-line string literal in code (either quote, escapes kept), and the placeholders a format string
+# fills in: printf's `%s` / `%(name)d` / `%-8.3f`, and the `{}` / `{0!r}` / `{name:>8}` of str.format, f-strings
+# and Rust's format!.
+_STRING = re.compile(r"\"((?:[^\"\\\n]|\\.)+)\"|'((?:[^'\\\n]|\\.)+)'")
+_PLACEHOLDER = re.compile(r"%(?:\([^)\n]*\))?[-#0 +]*\d*(?:\.\d+)?[sdrifgeExXco]|\{[^{}\n]*\}")
+
+
+def fills_template(own: str, lines: Sequence[str]) -> bool:
+    """Whether one of `lines` is what a message template of `own` prints: a string literal with a placeholder
+    whose fixed pieces (FUNCTION_TEMPLATE_CHARS of them at least: `"%s.%s"` would fit any dotted name) all
+    stand in that one line, in order. An issue pastes what the program printed, values filled in, so the
+    message is never a substring of the source the way a quoted literal is."""
+    if not lines:
+        return False
+    for match in _STRING.finditer(own):
+        literal = match.group(1) if match.group(1) is not None else match.group(2)
+        if not _PLACEHOLDER.search(literal):
+            continue
+        pieces = [piece.strip() for piece in _PLACEHOLDER.split(literal) if piece.strip()]
+        if sum(len(piece) for piece in pieces) >= FUNCTION_TEMPLATE_CHARS and any(
+                _in_order(pieces, line) for line in lines):
+            return True
+    return False
+
+
+def _in_order(pieces: Sequence[str], line: str) -> bool:
+    position = 0
+    for piece in pieces:
+        found = line.find(piece, position)
+        if found < 0:
+            return False
+        position = found + len(piece)
+    return True
 
 
 def lift_said(files: Sequence[FusedResult], parsed: Callable[[str], ParsedFile | None],

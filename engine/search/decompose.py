@@ -605,7 +605,7 @@ def callee_files(parts: Sequence[Part], parsed: Callable[[str], ParsedFile | Non
 def evidence_of(text: str, files: Collection[str]) -> Evidence:
     """What a text says about functions (engine/rank/localisation.py): the names it states and how strongly,
     the functions of its traceback frames by the indexed file they resolve to, its error messages and
-    quotes, and its prose words."""
+    quotes, its prose words, and its lines (pasted output shows what a message template printed)."""
     found = split(text)
     by_name: dict[str, list[str]] = {}
     for path in files:
@@ -619,6 +619,7 @@ def evidence_of(text: str, files: Collection[str]) -> Evidence:
         frames={path: frozenset(functions) for path, functions in frames.items()},
         literals=tuple(literal for literal in (*found.errors, *found.quotes) if literal),
         words=tuple(code_tokens(f"{found.prose} {found.body}")),
+        lines=tuple(line.strip() for line in text.splitlines() if line.strip()),
     )
 
 

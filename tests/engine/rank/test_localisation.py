@@ -180,3 +180,47 @@ def test_a_file_whose_function_the_issues_words_fit_is_lifted(tmp_path: Path) ->
     rank_functions(close, {}, parsed, text, Evidence(words=words), owned=owned)
     assert set(owned) == {"pkg/core.py", "pkg/registry.py"}
     assert lift_worded(close, parsed, text, words, owned=owned) == lifted
+
+
+COMPARE = textwrap.dedent('''\
+    def compare_sequence(left, right):
+        extra = len(right) - len(left)
+        return ["%s contains %d more items, first extra item: %s" % ("Right", extra, right[len(left)])]
+
+
+    def compare_text(left, right):
+        return ["Skipping %d identical leading characters" % len(left)]
+
+
+    def qualify(module, name):
+        return "{}.{}".format(module, name)
+    ''')
+
+
+def test_a_message_template_the_issues_output_fills(tmp_path: Path) -> None:
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "util.py").write_text(COMPARE)
+
+    def text(path: str) -> str | None:
+        return (tmp_path / path).read_text() if (tmp_path / path).is_file() else None
+
+    def parsed(path: str) -> ParsedFile | None:
+        body = text(path)
+        return parse_file(path, body, "python") if body is not None else None
+
+    pasted = evidence_of(textwrap.dedent('''\
+        Confusing message with byte strings
+        ```
+        E       AssertionError: assert b'' == b'42'
+        E         Right contains more items, first extra item: 52
+        ```
+        '''), {"pkg/util.py": "python"})
+    files = [_file("pkg/util.py", 1.0)]
+    literal = {c.symbol.name: c.features["literal"] for c in candidates(files, {}, parsed, text, pasted)}
+    # the filled-in line is no substring of the source: only its fixed pieces, in order, are
+    assert literal == {"compare_sequence": 1.0, "compare_text": 0.0, "qualify": 0.0}
+    assert rank_functions(files, {}, parsed, text, pasted)[0].symbol == "compare_sequence"
+    # the pieces out of order, or a template too short to tell (`"{}.{}"` fits any dotted name): nothing
+    for line in ("first extra item: 52, Right contains more items", "pkg.module"):
+        found = candidates(files, {}, parsed, text, Evidence(lines=(line,)))
+        assert all(c.features["literal"] == 0.0 for c in found)
