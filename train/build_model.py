@@ -71,6 +71,8 @@ class Hyper:
     # in a handful of pairs keeps its teacher's meaning and a common one learns freely (0 = none).
     anchor: float = 0.0
     anchor_half: float = 100.0
+    # Share of the batches cut from one package's pairs (hard negatives; see epoch_batches).
+    package_share: float = 0.0
     validation_pool: int = 2000
     tasks: tuple[str, ...] = ("doc", "name", "similar")
     # Chance that a token occurrence is left out of a training bag (0 = none).
@@ -213,6 +215,28 @@ class Validation:
         return recall(bag, self.queries, self.codes, self.count)
 
 
+def epoch_batches(
+    count: int, packages: torch.Tensor | None, hyper: Hyper, generator: torch.Generator
+) -> list[torch.Tensor]:  # fmt: skip
+    """The rows of each step of one epoch. Batches are random draws of all pairs, except that a
+    `package_share` of them is cut from pairs sorted by package (`packages`: each pair's package
+    number): a batch of one package's pairs shares its vocabulary and conventions, so its in-batch
+    negatives are harder than a random package's."""
+    order = torch.randperm(count, generator=generator)
+    steps = count // hyper.batch
+    if packages is None:
+        return [order[step * hyper.batch : (step + 1) * hyper.batch] for step in range(steps)]
+    grouped = order[torch.argsort(packages[order], stable=True)]
+    blocks = grouped[: steps * hyper.batch].view(steps, hyper.batch)
+    chosen = torch.randperm(steps, generator=generator)[: round(steps * hyper.package_share)]
+    taken = torch.zeros(count, dtype=torch.bool)
+    taken[blocks[chosen].reshape(-1)] = True
+    rest = order[~taken[order]]
+    mixed = [blocks[i] for i in chosen.tolist()]
+    mixed += [rest[step * hyper.batch : (step + 1) * hyper.batch] for step in range(len(rest) // hyper.batch)]
+    return [mixed[i] for i in torch.randperm(len(mixed), generator=generator).tolist()]
+
+
 def train(
     vectors: np.ndarray, frequency: np.ndarray, train_pairs: list[Pair], val_pairs: list[Pair],
     vocabulary: dict[str, int], hyper: Hyper, seed: int, log: list[str],
@@ -243,13 +267,13 @@ def train(
     best = measure(f"epoch 0 ({hyper.init} start)")
     best_vectors = bag.weight.detach().clone()
     best_epoch = 0
-    steps = len(train_pairs) // hyper.batch
+    numbers = {name: number for number, name in enumerate(sorted({p.package for p in train_pairs}))}
+    packages = torch.tensor([numbers[p.package] for p in train_pairs]) if hyper.package_share else None
     for epoch in range(1, hyper.epochs + 1):
         started = time.time()
-        order = torch.randperm(len(train_pairs), generator=generator)
         total = 0.0
-        for step in range(steps):
-            rows = order[step * hyper.batch : (step + 1) * hyper.batch]
+        steps = epoch_batches(len(train_pairs), packages, hyper, generator)
+        for rows in steps:
             q = _embed(bag, descriptions, rows, hyper.token_dropout)
             c = _embed(bag, codes, rows, hyper.token_dropout)
             logits = q @ c.T / hyper.temperature
@@ -261,7 +285,7 @@ def train(
                 with torch.no_grad():
                     bag.weight.sub_(pull * (bag.weight - start))
             total += float(loss.detach())
-        mean = measure(f"epoch {epoch} (loss {total / max(steps, 1):.3f}, {time.time() - started:.0f} s)")
+        mean = measure(f"epoch {epoch} (loss {total / max(len(steps), 1):.3f}, {time.time() - started:.0f} s)")
         if mean > best:
             best, best_vectors, best_epoch = mean, bag.weight.detach().clone(), epoch
     _say(log, f"kept: epoch {best_epoch}, mean held-out recall@10 {best:.3f}")
@@ -286,6 +310,7 @@ def main() -> None:
     parser.add_argument("--anchor", type=float, default=Hyper.anchor)
     parser.add_argument("--anchor-half", type=float, default=Hyper.anchor_half)
     parser.add_argument("--token-dropout", type=float, default=Hyper.token_dropout)
+    parser.add_argument("--package-share", type=float, default=Hyper.package_share)
     parser.add_argument("--tasks", default=",".join(Hyper.tasks), help="training tasks, comma-separated")
     parser.add_argument("--name", default="fourfold-code-v3")
     args = parser.parse_args()
@@ -296,6 +321,7 @@ def main() -> None:
         init=args.init,
         anchor=args.anchor,
         anchor_half=args.anchor_half,
+        package_share=args.package_share,
         tasks=tuple(args.tasks.split(",")),
         token_dropout=args.token_dropout,
     )
@@ -398,7 +424,8 @@ def model_card(config: dict[str, object], sources: list, folders: dict[str, Path
         f"  Adam lr {hyper['learning_rate']}, anchor {hyper['anchor']} x {hyper['anchor_half']}"
         f" / ({hyper['anchor_half']} + document frequency)",
         f"  (share of a token's drift from its start undone per step), token dropout {hyper['token_dropout']},"
-        f" {hyper['epochs']} epochs; the epoch with the best mean held-out",
+        f" {hyper['epochs']} epochs, {hyper['package_share']} of the batches from one package; the epoch"
+        " with the best mean held-out",
         "  recall@10 over the three tasks is kept",
         f"- seed {config['seed']}; {config['minutes']} minutes on 2 CPU cores",
         "- command: `python train/build_model.py --sources train/sources.txt --seed 0"
