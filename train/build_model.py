@@ -44,6 +44,12 @@ from fourfold.engine.semantic.embedding import _wordllama_model, code_bag
 # different task mixes are chosen by one yardstick.
 VALIDATION_TASKS = ("doc", "name", "similar")
 
+# How the model card names each teacher of the start vectors (Hyper.init).
+TEACHERS = {
+    "wordllama": "WordLlama l2_supercat's embedding",
+    "minilm": "the packaged MiniLM's (all-MiniLM-L6-v2 int8) sentence vector, PCA to the model's dimensions,",
+}
+
 
 @dataclass(frozen=True)
 class Hyper:
@@ -58,9 +64,15 @@ class Hyper:
     batch: int = 1024
     learning_rate: float = 0.02
     temperature: float = 0.05
-    # Share of each vector's drift from its WordLlama start undone after every step: keeps the
-    # English meaning of words the pairs rarely show (0 = plain fine-tuning).
+    # Teacher of the start vectors: `wordllama` or `minilm` (see initial_vectors).
+    init: str = "wordllama"
+    # Share of a token's drift from its start undone after every step, for the rarest tokens: the
+    # pull is anchor x anchor_half / (anchor_half + the token's document frequency), so a token seen
+    # in a handful of pairs keeps its teacher's meaning and a common one learns freely (0 = none).
     anchor: float = 0.0
+    anchor_half: float = 100.0
+    # Share of the batches cut from one package's pairs (hard negatives; see epoch_batches).
+    package_share: float = 0.0
     validation_pool: int = 2000
     tasks: tuple[str, ...] = ("doc", "name", "similar")
     # Chance that a token occurrence is left out of a training bag (0 = none).
@@ -86,21 +98,37 @@ def build_vocabulary(pairs: list[Pair], hyper: Hyper) -> tuple[list[str], np.nda
     return [token for token, _ in kept], np.array([count for _, count in kept], dtype=np.float64), texts
 
 
-def initial_vectors(tokens: list[str], frequency: np.ndarray, texts: int, pairs: list[Pair]) -> np.ndarray:
-    """WordLlama's vector of each token's usual word form, unit length, scaled by the token's IDF."""
-    embedding, tokenizer = _wordllama_model(64)
+def initial_vectors(
+    tokens: list[str], frequency: np.ndarray, texts: int, pairs: list[Pair], init: str, dims: int, cache: Path
+) -> np.ndarray:  # fmt: skip
+    """Each token's start: the teacher's vector of its usual word form, unit length, scaled by the
+    token's IDF. `init` names the teacher: `wordllama` (l2_supercat's summed Llama-token vectors) or
+    `minilm` (the packaged MiniLM's sentence vector of the form, PCA to `dims`; train/distill.py)."""
     sample = [word for pair in pairs[:60_000] for word in _split_words(pair.description + " " + pair.code[:600])]
     surface = _surface_forms(tokens, sample)
-    encodings = tokenizer.encode_batch_fast([surface[token] for token in tokens], add_special_tokens=False)
-    vectors = np.zeros((len(tokens), embedding.shape[1]), dtype=np.float32)
-    for row, encoding in enumerate(encodings):
-        ids = [i for i in encoding.ids if 0 <= i < embedding.shape[0]]
-        if ids:
-            vectors[row] = np.asarray(embedding[ids], dtype=np.float32).sum(axis=0)
+    forms = [surface[token] for token in tokens]
+    vectors = _minilm_directions(forms, dims, cache) if init == "minilm" else _wordllama_directions(forms)
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     vectors = np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
     idf = np.log(texts / frequency).astype(np.float32)
     return vectors * idf[:, None]
+
+
+def _wordllama_directions(forms: list[str]) -> np.ndarray:
+    embedding, tokenizer = _wordllama_model(64)
+    encodings = tokenizer.encode_batch_fast(forms, add_special_tokens=False)
+    vectors = np.zeros((len(forms), embedding.shape[1]), dtype=np.float32)
+    for row, encoding in enumerate(encodings):
+        ids = [i for i in encoding.ids if 0 <= i < embedding.shape[0]]
+        if ids:
+            vectors[row] = np.asarray(embedding[ids], dtype=np.float32).sum(axis=0)
+    return vectors
+
+
+def _minilm_directions(forms: list[str], dims: int, cache: Path) -> np.ndarray:
+    from distill import minilm_vectors, principal_components
+
+    return principal_components(minilm_vectors(forms, cache), dims)
 
 
 def _surface_forms(tokens: list[str], words: list[str]) -> dict[str, str]:
@@ -187,9 +215,31 @@ class Validation:
         return recall(bag, self.queries, self.codes, self.count)
 
 
+def epoch_batches(
+    count: int, packages: torch.Tensor | None, hyper: Hyper, generator: torch.Generator
+) -> list[torch.Tensor]:  # fmt: skip
+    """The rows of each step of one epoch. Batches are random draws of all pairs, except that a
+    `package_share` of them is cut from pairs sorted by package (`packages`: each pair's package
+    number): a batch of one package's pairs shares its vocabulary and conventions, so its in-batch
+    negatives are harder than a random package's."""
+    order = torch.randperm(count, generator=generator)
+    steps = count // hyper.batch
+    if packages is None:
+        return [order[step * hyper.batch : (step + 1) * hyper.batch] for step in range(steps)]
+    grouped = order[torch.argsort(packages[order], stable=True)]
+    blocks = grouped[: steps * hyper.batch].view(steps, hyper.batch)
+    chosen = torch.randperm(steps, generator=generator)[: round(steps * hyper.package_share)]
+    taken = torch.zeros(count, dtype=torch.bool)
+    taken[blocks[chosen].reshape(-1)] = True
+    rest = order[~taken[order]]
+    mixed = [blocks[i] for i in chosen.tolist()]
+    mixed += [rest[step * hyper.batch : (step + 1) * hyper.batch] for step in range(len(rest) // hyper.batch)]
+    return [mixed[i] for i in torch.randperm(len(mixed), generator=generator).tolist()]
+
+
 def train(
-    vectors: np.ndarray, train_pairs: list[Pair], val_pairs: list[Pair], vocabulary: dict[str, int], hyper: Hyper,
-    seed: int, log: list[str],
+    vectors: np.ndarray, frequency: np.ndarray, train_pairs: list[Pair], val_pairs: list[Pair],
+    vocabulary: dict[str, int], hyper: Hyper, seed: int, log: list[str],
 ) -> np.ndarray:  # fmt: skip
     """Fine-tune the vectors; returns those of the epoch with the best mean held-out recall@10 over
     the tasks (every task is a kind of question the engine asks of the vectors)."""
@@ -205,6 +255,7 @@ def train(
     optimiser = torch.optim.Adam(bag.parameters(), lr=hyper.learning_rate)
     labels = torch.arange(hyper.batch)
     start = torch.from_numpy(vectors).clone()
+    pull = torch.from_numpy((hyper.anchor * hyper.anchor_half / (hyper.anchor_half + frequency))[:, None]).float()
 
     def measure(epoch: str) -> float:
         scores = {check.task: check.recall(bag) for check in checks}
@@ -213,16 +264,16 @@ def train(
         _say(log, f"{epoch}: held-out {detail}; mean recall@10 {mean:.3f}")
         return mean
 
-    best = measure("epoch 0 (WordLlama start)")
+    best = measure(f"epoch 0 ({hyper.init} start)")
     best_vectors = bag.weight.detach().clone()
     best_epoch = 0
-    steps = len(train_pairs) // hyper.batch
+    numbers = {name: number for number, name in enumerate(sorted({p.package for p in train_pairs}))}
+    packages = torch.tensor([numbers[p.package] for p in train_pairs]) if hyper.package_share else None
     for epoch in range(1, hyper.epochs + 1):
         started = time.time()
-        order = torch.randperm(len(train_pairs), generator=generator)
         total = 0.0
-        for step in range(steps):
-            rows = order[step * hyper.batch : (step + 1) * hyper.batch]
+        steps = epoch_batches(len(train_pairs), packages, hyper, generator)
+        for rows in steps:
             q = _embed(bag, descriptions, rows, hyper.token_dropout)
             c = _embed(bag, codes, rows, hyper.token_dropout)
             logits = q @ c.T / hyper.temperature
@@ -232,9 +283,9 @@ def train(
             optimiser.step()
             if hyper.anchor:
                 with torch.no_grad():
-                    bag.weight.sub_(hyper.anchor * (bag.weight - start))
+                    bag.weight.sub_(pull * (bag.weight - start))
             total += float(loss.detach())
-        mean = measure(f"epoch {epoch} (loss {total / max(steps, 1):.3f}, {time.time() - started:.0f} s)")
+        mean = measure(f"epoch {epoch} (loss {total / max(len(steps), 1):.3f}, {time.time() - started:.0f} s)")
         if mean > best:
             best, best_vectors, best_epoch = mean, bag.weight.detach().clone(), epoch
     _say(log, f"kept: epoch {best_epoch}, mean held-out recall@10 {best:.3f}")
@@ -255,16 +306,22 @@ def main() -> None:
     parser.add_argument("--vocabulary", type=int, default=Hyper.vocabulary)
     parser.add_argument("--epochs", type=int, default=Hyper.epochs)
     parser.add_argument("--learning-rate", type=float, default=Hyper.learning_rate)
+    parser.add_argument("--init", choices=tuple(TEACHERS), default=Hyper.init)
     parser.add_argument("--anchor", type=float, default=Hyper.anchor)
+    parser.add_argument("--anchor-half", type=float, default=Hyper.anchor_half)
     parser.add_argument("--token-dropout", type=float, default=Hyper.token_dropout)
+    parser.add_argument("--package-share", type=float, default=Hyper.package_share)
     parser.add_argument("--tasks", default=",".join(Hyper.tasks), help="training tasks, comma-separated")
-    parser.add_argument("--name", default="fourfold-code-v2")
+    parser.add_argument("--name", default="fourfold-code-v3")
     args = parser.parse_args()
     hyper = Hyper(
         vocabulary=args.vocabulary,
         epochs=args.epochs,
         learning_rate=args.learning_rate,
+        init=args.init,
         anchor=args.anchor,
+        anchor_half=args.anchor_half,
+        package_share=args.package_share,
         tasks=tuple(args.tasks.split(",")),
         token_dropout=args.token_dropout,
     )
@@ -291,9 +348,9 @@ def main() -> None:
 
     tokens, frequency, texts = build_vocabulary(train_pairs, hyper)
     vocabulary = {token: index for index, token in enumerate(tokens)}
-    vectors = initial_vectors(tokens, frequency, texts, train_pairs)
+    vectors = initial_vectors(tokens, frequency, texts, train_pairs, hyper.init, hyper.dims, args.corpus / "distill")
     _say(log, f"vocabulary {len(tokens)} tokens x {vectors.shape[1]} dims")
-    trained = train(vectors, train_pairs, val_pairs, vocabulary, hyper, args.seed, log)
+    trained = train(vectors, frequency, train_pairs, val_pairs, vocabulary, hyper, args.seed, log)
 
     args.out.mkdir(parents=True, exist_ok=True)
     shipped = trained.astype(np.float16)
@@ -361,11 +418,13 @@ def model_card(config: dict[str, object], sources: list, folders: dict[str, Path
         f" ({config['held_out_pairs']} pairs)",
         "",
         "## Training",
-        "- start: each token's vector is WordLlama l2_supercat's embedding of its usual word form, unit",
+        "- start: each token's vector is " + TEACHERS[str(hyper["init"])] + " of its usual word form, unit",
         "  length, times the token's IDF over the training texts",
         f"- symmetric InfoNCE with in-batch negatives, temperature {hyper['temperature']}, batch {hyper['batch']},",
-        f"  Adam lr {hyper['learning_rate']}, anchor {hyper['anchor']} (share of the drift from the start",
-        f"  undone per step), token dropout {hyper['token_dropout']}, {hyper['epochs']} epochs; the epoch"
+        f"  Adam lr {hyper['learning_rate']}, anchor {hyper['anchor']} x {hyper['anchor_half']}"
+        f" / ({hyper['anchor_half']} + document frequency)",
+        f"  (share of a token's drift from its start undone per step), token dropout {hyper['token_dropout']},"
+        f" {hyper['epochs']} epochs, {hyper['package_share']} of the batches from one package; the epoch"
         " with the best mean held-out",
         "  recall@10 over the three tasks is kept",
         f"- seed {config['seed']}; {config['minutes']} minutes on 2 CPU cores",
