@@ -12,11 +12,11 @@ import io
 import zipfile
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, overload
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..model.strings import StoredStrings
+from ..model.strings import Picked, StoredStrings
 from .adjacency import Adjacency
 from .tuning import GraphTuning
 
@@ -183,34 +183,12 @@ def _split(text: str) -> list[str]:
     return text.split("\n") if text else []
 
 
-class _Sorted(Sequence[bytes]):
-    """The stored node ids' UTF-8 in sorted order (what `bisect` searches; UTF-8 sorts as code points)."""
-
-    def __init__(self, names: StoredStrings, order: np.ndarray) -> None:
-        self._names = names
-        self._order = order
-
-    def __len__(self) -> int:
-        return self._order.size
-
-    @overload
-    def __getitem__(self, index: int) -> bytes: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[bytes]: ...
-
-    def __getitem__(self, index: int | slice) -> bytes | Sequence[bytes]:
-        if isinstance(index, slice):
-            return [self[at] for at in range(len(self))[index]]
-        return self._names.raw(int(self._order[index]))
-
-
 class _NameIndex(Mapping[str, int]):
     """Node id -> position, found by bisecting the stored sorted order instead of building a dict."""
 
     def __init__(self, names: Sequence[str], order: np.ndarray) -> None:
         self._names = names
-        self._sorted = _Sorted(names, order) if isinstance(names, StoredStrings) else None
+        self._sorted = Picked(order, names.raw) if isinstance(names, StoredStrings) else None
         self._order = order
 
     def __getitem__(self, node: str) -> int:

@@ -32,7 +32,7 @@ import numpy as np
 from ..model.memory import paused_gc
 from ..model.profiles import CALLABLE_KINDS, SYMBOL_TIERS, TYPE_KINDS
 from ..model.records import Span, Symbol
-from ..model.strings import StoredStrings
+from ..model.strings import Picked, StoredStrings
 from ..model.tokens import name_stems
 
 __all__ = ["LOOKUPS", "SymbolMatch", "SymbolTable", "parse_symbol_query"]
@@ -239,9 +239,9 @@ class SymbolTable:
         base.exact, base.lower, base.words = lookups["exact"], lookups["lower"], lookups["words"]
         base.stems = lookups["stems"]
         base.scoped = lookups["scoped"].as_sets()
-        base.lower_names = _Strings(pool, lower_of)
+        base.lower_names = _picked(pool, lower_of)
         base.sorted_lower = _Positions(sorted_lower)
-        base.sorted_keys = _Strings(pool, lower_of[sorted_lower])
+        base.sorted_keys = _picked(pool, lower_of[sorted_lower])
         base.masks = masks
         files = _StoredFiles(symbols, lookups["files"])
         table = cls.__new__(cls)
@@ -405,26 +405,9 @@ class _Pool(StoredStrings):
         return not ids.size or (int(ids.min()) >= -1 and int(ids.max()) < len(self))
 
 
-class _Strings(Sequence[str]):
+def _picked(pool: _Pool, ids: np.ndarray) -> Picked[str]:
     """The pool's strings at `ids`, in that order (what `bisect` and the fuzzy tier read)."""
-
-    def __init__(self, pool: _Pool, ids: np.ndarray) -> None:
-        self._pool = pool
-        self._ids = ids
-
-    def __len__(self) -> int:
-        return self._ids.size
-
-    @overload
-    def __getitem__(self, index: int) -> str: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[str]: ...
-
-    def __getitem__(self, index: int | slice) -> str | Sequence[str]:
-        if isinstance(index, slice):
-            return [self._pool[at] for at in self._ids[index].tolist()]
-        return self._pool[int(self._ids[index])]
+    return Picked(ids, pool.__getitem__)
 
 
 class _Positions(Sequence[int]):
@@ -455,7 +438,7 @@ class _Lookup(Mapping[str, list[int]]):
 
     def __init__(self, name: str, pool: _Pool, keys: np.ndarray, offsets: np.ndarray, positions: np.ndarray) -> None:
         self.name = name
-        self._keys = _Strings(pool, keys)
+        self._keys = _picked(pool, keys)
         self._key_ids = keys
         self._offsets = offsets
         self._positions = positions

@@ -6,12 +6,14 @@ the symbol table's names, paths and docs); a string is decoded only when somethi
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import overload
+from collections.abc import Callable, Sequence
+from typing import TypeVar, overload
 
 import numpy as np
 
-__all__ = ["StoredStrings"]
+__all__ = ["Picked", "StoredStrings"]
+
+T = TypeVar("T")
 
 
 class StoredStrings(Sequence[str]):
@@ -50,3 +52,26 @@ class StoredStrings(Sequence[str]):
             raise IndexError(index)
         index %= len(self)
         return bytes(self._data[self._starts[index] : self._starts[index + 1] - self._gap])
+
+
+class Picked(Sequence[T]):
+    """`read(ids[i])` for each saved id, in the ids' order, read only when asked: the strings of a pool
+    in sorted order, which `bisect` and the fuzzy tier search without a list of them being built."""
+
+    def __init__(self, ids: np.ndarray, read: Callable[[int], T]) -> None:
+        self._ids = ids
+        self._read = read
+
+    def __len__(self) -> int:
+        return self._ids.size
+
+    @overload
+    def __getitem__(self, index: int) -> T: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[T]: ...
+
+    def __getitem__(self, index: int | slice) -> T | Sequence[T]:
+        if isinstance(index, slice):
+            return [self._read(at) for at in self._ids[index].tolist()]
+        return self._read(int(self._ids[index]))

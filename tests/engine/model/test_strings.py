@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fourfold.engine.model.strings import StoredStrings
+from fourfold.engine.model.strings import Picked, StoredStrings
 
 
 def _buffer(texts: list[str], gap: int) -> tuple[np.ndarray, np.ndarray]:
@@ -33,3 +33,12 @@ def test_offsets_that_do_not_describe_the_buffer_are_refused() -> None:
     with pytest.raises(ValueError):
         StoredStrings(data, starts[::-1].copy())
     assert len(StoredStrings(*_buffer([], 1), gap=1)) == 0
+
+
+def test_picked_reads_the_items_at_the_saved_ids_in_their_order() -> None:
+    strings = StoredStrings(*_buffer(["b", "a", "c"], 0))
+    order = np.array([1, 0, 2], dtype=np.int64)
+    picked = Picked(order, strings.__getitem__)
+    assert list(picked) == ["a", "b", "c"] and picked[1:] == ["b", "c"] and picked[-1] == "c"
+    assert Picked(order, strings.raw)[0] == b"a"
+    assert len(Picked(order[:0], strings.raw)) == 0
