@@ -14,8 +14,6 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
-import pathspec
-
 from ..index.snapshot import Snapshot
 from ..model.profiles import (
     DEMOTE_FACTOR,
@@ -35,6 +33,7 @@ from ..rank.ranking import defining_paths, fusion_features, generic_names, is_te
 from ..rank.routing import Route, plan_route, rescue_route
 from ..retrieve.retriever import Retriever
 from ..retrieve.similar import named_seed, seed_at, without_seed
+from ..retrieve.text import path_filter
 from .absence import absence_note
 from .answer import ModalityReport, SearchResponse
 from .decompose import respond, should_decompose
@@ -254,18 +253,7 @@ def _ms(start: float, end: float) -> float:
 
 
 def _filter_hits(snapshot: Snapshot, hits: list[Hit], request: SearchRequest) -> list[Hit]:
-    """Apply the request's `paths` globs and `languages` ids to one retriever's hits."""
-    if not request.paths and not request.languages:
-        return hits
-    spec = pathspec.GitIgnoreSpec.from_lines(request.paths or ["*"])
-    languages = set(request.languages or ())
-
-    def language(path: str) -> str | None:
-        record = snapshot.files.get(path)
-        return record.language if record else None
-
-    return [
-        hit
-        for hit in hits
-        if spec.match_file(hit.path) and (not languages or language(hit.path) in languages)
-    ]
+    """Apply the request's `paths` globs and `languages` ids to one retriever's hits (the test
+    `fourfold grep` applies to its candidates)."""
+    allowed = path_filter(snapshot, request.paths, request.languages)
+    return hits if allowed is None else [hit for hit in hits if allowed(hit.path)]
