@@ -61,15 +61,13 @@ def grep(workspace: Workspace, options: GrepOptions) -> dict[str, Any]:
     Lines come in file order (path, then line), as rg prints them; `matches` and `files` count every
     matching line and file found, before the caps. Raises QueryError for a pattern the engine refuses.
     """
-    from fourfold.engine.index.textsearch import parse_text_query
-
     found = workspace.every_line(options.query, page=0, paths=options.paths or None,
                                  languages=options.languages or None)
     lines = sorted(found.lines)
     counts = Counter(path for path, _ in lines)
     kept = _per_file(lines, options.max_count)
     result: dict[str, Any] = {
-        "query": options.query, "kind": parse_text_query(options.query).kind, "matches": len(lines),
+        "query": options.query, "kind": found.kind, "matches": len(lines),
         "files": len(counts), "truncated": found.truncated, "reason": found.reason,
         "notes": _notes(workspace, options, found.reason, bool(lines)),
     }

@@ -161,7 +161,8 @@ class LineMatches:
     `page` holds full hits (columns, snippet, enclosing definition) for the first lines, the ones a
     client shows at once; `lines` is (path, 0-based line) of every matching line in the same order,
     so a client can count, group or page through thousands of them without the engine building a
-    Hit for each (issue 17). `reason` says why `truncated` holds, as in `TextResult`. The listing
+    Hit for each (issue 17). `reason` says why `truncated` holds, as in `TextResult`; `kind` is how the
+    pattern was read (literal, identifier or regex). The listing
     keeps the snapshot it was found in, so `texts` reads the lines as they were matched even if a
     file changes meanwhile.
     """
@@ -170,6 +171,7 @@ class LineMatches:
     lines: list[tuple[str, int]]
     truncated: bool = False
     reason: str = ""
+    kind: str = ""
     snapshot: Snapshot | None = field(default=None, repr=False, compare=False)
 
     def texts(self, lines: Sequence[tuple[str, int]]) -> list[str]:
@@ -200,7 +202,7 @@ def every_line(snapshot: Snapshot, query: TextQuery, page: int = LINE_PAGE, limi
     """Every matching line of `query` (up to `limit`) in the files `allowed` keeps, the first `page` as full hits."""
     found = literal_matches(snapshot, query, limit, allowed)
     return LineMatches(_with_symbols(snapshot, found.hits(page)), found.lines(), found.truncated, found.reason,
-                       snapshot)
+                       query.kind, snapshot)
 
 
 def path_filter(snapshot: Snapshot, paths: Sequence[str] | None,
