@@ -77,6 +77,7 @@ pattern syntax (the index's text queries; a pattern in lowercase only ignores ca
   parse_config                 an identifier: every line holding it, inside longer names too
   connection refused           any other text is a literal, metacharacters and all: self.assertEqual(
   "x = 1" or ' end '           quoted: the text between the quotes, outer spaces kept
+  -F, -i, -s, -w               as rg: plain text, ignore case, match case, whole words only
   /timeout \\d+/ or re:\\d+ms    a regular expression (RE2: linear time, so no backreferences or
                                lookaround; (?i) ignores case)
 
@@ -265,7 +266,8 @@ def cmd_grep(args: argparse.Namespace) -> int:
 
     mode: Mode = "count" if args.count else "files" if args.files_with_matches else "lines"
     options = GrepOptions(args.query, tuple(args.paths or ()), tuple(_list(args.languages)), args.max_count,
-                          args.limit, mode)
+                          args.limit, mode, fixed=args.fixed_strings, ignore_case=args.ignore_case,
+                          case_sensitive=args.case_sensitive, word=args.word_regexp)
     result = None if args.no_daemon else _via_daemon(args, {"op": "grep", "args": options.to_mapping()})
     if result is None:
         result = _grep_here(args, options)
@@ -569,6 +571,13 @@ def _grep_parser(commands: Any, formatter: type[argparse.HelpFormatter]) -> None
     shown.add_argument("-c", "--count", action="store_true", help="print path:count for each file with a match")
     shown.add_argument("-l", "--files-with-matches", action="store_true", help="print only the files with a match")
     grep.add_argument("--json", action="store_true", help="print one JSON object: totals, notes and the lines")
+    grep.add_argument("-F", "--fixed-strings", action="store_true",
+                      help="the pattern is plain text, even when it looks like /regex/ or is quoted")
+    case = grep.add_mutually_exclusive_group()
+    case.add_argument("-i", "--ignore-case", action="store_true", help="ignore case, whatever the pattern's case")
+    case.add_argument("-s", "--case-sensitive", action="store_true", help="match case, even for a lowercase pattern")
+    grep.add_argument("-w", "--word-regexp", action="store_true",
+                      help="only matches with a non-word character or the line's edge on each side")
     grep.add_argument("-m", "--max-count", type=_positive, metavar="NUM", help="at most NUM lines a file")
     grep.add_argument("--limit", type=_positive, metavar="NUM", help="at most NUM lines in all (default: every one)")
     grep.add_argument("-g", "--paths", action="append", metavar="GLOB",

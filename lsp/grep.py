@@ -11,6 +11,7 @@ which must not pay for the engine's imports.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
@@ -21,6 +22,9 @@ if TYPE_CHECKING:
 
 Mode = Literal["lines", "count", "files"]
 MODES: tuple[Mode, ...] = ("lines", "count", "files")
+FLAGS = ("fixed", "ignore_case", "case_sensitive", "word")
+# RE2's metacharacters: escaping only these keeps the pattern's other bytes (spaces, quotes) as they are.
+_REGEX_SPECIAL = re.compile(r"([\\.^$|?*+()\[\]{}])")
 
 
 @dataclass(frozen=True)
@@ -28,7 +32,9 @@ class GrepOptions:
     """One grep as a client asks it: the pattern, the filters, and what to list.
 
     `max_count` caps the lines of each file (rg's --max-count), `limit` the lines in all; both None
-    list every line the engine found. `mode` lists lines, per-file counts, or the files only.
+    list every line the engine found. `mode` lists lines, per-file counts, or the files only. The
+    flags are rg's: `fixed` reads the pattern as text even when it looks like `/regex/` (-F),
+    `ignore_case` and `case_sensitive` override smart case (-i, -s), `word` wants whole words (-w).
     """
 
     query: str
@@ -37,6 +43,10 @@ class GrepOptions:
     max_count: int | None = None
     limit: int | None = None
     mode: Mode = "lines"
+    fixed: bool = False
+    ignore_case: bool = False
+    case_sensitive: bool = False
+    word: bool = False
 
     def to_mapping(self) -> dict[str, Any]:
         """The options as JSON for the daemon's wire."""
@@ -48,8 +58,13 @@ class GrepOptions:
         mode = values.get("mode", "lines")
         if mode not in MODES:
             raise ValueError(f"unknown grep mode {mode!r}")
+        flags = {name: values.get(name, False) for name in FLAGS}
+        if not all(isinstance(flag, bool) for flag in flags.values()):
+            raise ValueError(f"the grep flags {', '.join(FLAGS)} must be true or false")
         options = cls(str(values["query"]), tuple(values.get("paths") or ()), tuple(values.get("languages") or ()),
-                      values.get("max_count"), values.get("limit"), mode)
+                      values.get("max_count"), values.get("limit"), mode, **flags)
+        if options.ignore_case and options.case_sensitive:
+            raise ValueError("ignore_case and case_sensitive contradict each other")
         if any(cap is not None and (not isinstance(cap, int) or cap < 1) for cap in (options.max_count, options.limit)):
             raise ValueError("max_count and limit must be positive integers")
         return options
@@ -61,7 +76,7 @@ def grep(workspace: Workspace, options: GrepOptions) -> dict[str, Any]:
     Lines come in file order (path, then line), as rg prints them; `matches` and `files` count every
     matching line and file found, before the caps. Raises QueryError for a pattern the engine refuses.
     """
-    found = workspace.every_line(options.query, page=0, paths=options.paths or None,
+    found = workspace.every_line(engine_pattern(options), page=0, paths=options.paths or None,
                                  languages=options.languages or None)
     lines = sorted(found.lines)
     counts = Counter(path for path, _ in lines)
@@ -82,6 +97,39 @@ def grep(workspace: Workspace, options: GrepOptions) -> dict[str, Any]:
         result["beyond_max_count"] = len(lines) - len(kept)
         result["more"] = len(kept) - len(shown)
     return result
+
+
+def engine_pattern(options: GrepOptions) -> str:
+    """The pattern in the index's text-query syntax that means what the rg flags ask of `options.query`.
+
+    With no flag the syntax stands as written. `fixed` alone quotes the text, which the syntax takes
+    verbatim. A case or word flag needs a regex: the text (or the regex the pattern already is) in a
+    group with RE2's inline case flag, and for words a non-word character or the line's edge on each
+    side, as rg's -w builds it (so `-w 'load(path)'` matches, which `\\b` around it would not).
+    Raises QueryError for a pattern the engine refuses.
+    """
+    if not (options.fixed or options.ignore_case or options.case_sensitive or options.word):
+        return options.query
+    if options.fixed and not (options.ignore_case or options.case_sensitive or options.word):
+        return f'"{options.query}"'
+    body = _regex_body(options.query, options.fixed)
+    if options.word:
+        body = rf"(?:^|\W)(?:{body})(?:$|\W)"
+    if options.ignore_case:
+        body = f"(?i:{body})"
+    elif options.case_sensitive:
+        body = f"(?-i:{body})"
+    return f"re:{body}"
+
+
+def _regex_body(query: str, fixed: bool) -> str:
+    """The pattern as a regex: a regex as it is, any literal or identifier with RE2's metacharacters escaped."""
+    if fixed:
+        return _REGEX_SPECIAL.sub(r"\\\1", query)
+    from fourfold.engine.index.textsearch import parse_text_query
+
+    parsed = parse_text_query(query)
+    return parsed.pattern if parsed.kind == "regex" else _REGEX_SPECIAL.sub(r"\\\1", parsed.pattern)
 
 
 def _per_file(lines: list[tuple[str, int]], max_count: int | None) -> list[tuple[str, int]]:
@@ -118,4 +166,4 @@ def _notes(workspace: Workspace, options: GrepOptions, reason: str, matched: boo
     return notes
 
 
-__all__ = ["MODES", "GrepOptions", "grep"]
+__all__ = ["FLAGS", "MODES", "GrepOptions", "engine_pattern", "grep"]

@@ -335,9 +335,12 @@ def build_server(index: WarmIndex) -> MCPServer:
         languages: Languages = None,
         limit: Annotated[int, Field(description="most lines to list", ge=1, le=MAX_GREP_LIMIT)] = DEFAULT_GREP_LIMIT,
         max_tokens: MaxTokens = DEFAULT_MAX_TOKENS,
+        ignore_case: Annotated[bool, Field(description="ignore case even when the pattern has capitals")] = False,
+        word: Annotated[bool, Field(description="whole words only, as rg -w")] = False,
+        fixed: Annotated[bool, Field(description="the pattern is plain text even if it looks like /regex/")] = False,
     ) -> str:
-        return await tools.grep(GrepOptions(pattern, tuple(paths or ()), tuple(languages or ()), limit=limit),
-                                max_tokens)
+        return await tools.grep(GrepOptions(pattern, tuple(paths or ()), tuple(languages or ()), limit=limit,
+                                            fixed=fixed, ignore_case=ignore_case, word=word), max_tokens)
 
     @server.tool(
         name="status", title="Index status", annotations=READ_ONLY, structured_output=False,

@@ -122,6 +122,11 @@ async def test_every_tool_answers_on_a_real_repository(root: Path) -> None:
         assert {line.split(": ", 1)[0] for line in listed_lines} == lines_holding(root, "connection refused")
         assert "inventory/service.py:34: raise ConnectionError(\"connection refused by warehouse\") from error" \
             in listed_lines
+        capitalised = {"pattern": "Connection refused", "limit": 1000, "max_tokens": 50_000}
+        sensitive = grep_lines(await text(client, "grep", capitalised))
+        folded = grep_lines(await text(client, "grep", {**capitalised, "ignore_case": True}))
+        assert {line.split(": ", 1)[0] for line in folded} == lines_holding(root, "connection refused")
+        assert len(sensitive) < len(folded)
         go_grep = await text(client, "grep", {"pattern": "/func \\w+\\(/", "paths": ["go/**"]})
         assert grep_lines(go_grep) and all(line.startswith("go/") for line in grep_lines(go_grep)), go_grep
 

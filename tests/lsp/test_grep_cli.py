@@ -106,6 +106,28 @@ def test_smart_case_and_crlf_lines(tree: list[str]) -> None:
         f"{tree[1]}/app/windows.py:2:RETRIES = 5"]
 
 
+@pytest.mark.parametrize("served", [True, False], ids=["daemon", "in-process"])
+def test_rgs_case_word_and_fixed_string_flags(tree: list[str], served: bool) -> None:
+    """-i, -s, -w and -F mean what they mean to rg, through the daemon's wire as in process."""
+    where = [] if served else ["--no-daemon"]
+
+    def listed(*argv: str) -> list[str]:
+        return [line.removeprefix(tree[1] + "/") for line in out_lines(grep(tree, *argv, *where))]
+
+    assert listed("-s", "timeout") == ["docs/notes.md:2:The timeout is 30 s, retries 3.",
+                                       "web/config.js:2:const timeout = 30;"]
+    assert [line.split(":")[0] for line in listed("-i", "TIMEOUT")] == [
+        "app/windows.py", "docs/notes.md", "web/config.js"]
+    assert listed("-w", "parse_config", "-g", "app/cache.py") == [
+        "app/cache.py:1:from app.config import parse_config"]
+    assert listed("-w", "-s", "retries") == ["docs/notes.md:2:The timeout is 30 s, retries 3.",
+                                             "web/config.js:3:export const retries = 3;"]
+    assert listed("re:= \\d+$", "-g", "app/long.py") == [f"app/long.py:1:{'x' * 40} = 1"]
+    fixed = grep(tree, "-F", "re:= \\d+$", *where)
+    assert (fixed.returncode, fixed.stdout) == (1, "")
+    assert listed("-F", "-w", "load(path)") == ["app/config.py:2:    return load(path)"]
+
+
 def test_counts_files_and_filters(tree: list[str]) -> None:
     prefix = tree[1] + "/"
     assert out_lines(grep(tree, "parse_config", "--count")) == [
