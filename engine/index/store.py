@@ -42,6 +42,7 @@ import xxhash
 
 from ..model.memory import paused_gc
 from ..model.records import FileRecord, ParsedFile
+from ..model.tokens import TOKENIZING
 
 # Bump whenever the row layout, a record's fields, or anything derived from parsing changes meaning,
 # and when the graph resolves names differently: the stored centrality is keyed by this number too.
@@ -70,12 +71,12 @@ _DERIVED_TABLE = ("CREATE TABLE IF NOT EXISTS derived ("
 
 
 def fingerprint(records: Iterable[FileRecord]) -> str:
-    """Names the exact set of file versions an index holds: whatever is derived from all the rows is
-    valid for another index only if its fingerprint is the same."""
+    """Names the exact set of file versions an index holds, and the tokenizing it was read with:
+    whatever is derived from all the rows is valid for another index only if its fingerprint is the same."""
     digest = xxhash.xxh3_128()
     for path, file_digest in sorted((record.path, record.digest) for record in records):
         digest.update(f"{path}\0{file_digest}\n".encode("utf-8", "surrogatepass"))
-    return f"{SCHEMA_VERSION}:{digest.hexdigest()}"
+    return f"{SCHEMA_VERSION}:{TOKENIZING}:{digest.hexdigest()}"
 
 
 def payload_digest(rows: Iterable[EncodedRow]) -> str:
@@ -91,7 +92,7 @@ def _digest_sorted(rows: Iterable[tuple[str, bytes, bytes]]) -> str:
         for part in (path.encode("utf-8", "surrogatepass"), trigrams, parsed):
             digest.update(len(part).to_bytes(8, "little"))
             digest.update(part)
-    return f"{SCHEMA_VERSION}:{digest.hexdigest()}"
+    return f"{SCHEMA_VERSION}:{TOKENIZING}:{digest.hexdigest()}"
 
 
 def default_index_dir(root: Path) -> Path:

@@ -17,6 +17,8 @@ from collections import Counter
 from collections.abc import Sequence
 from functools import lru_cache
 
+import xxhash
+
 from .profiles import ABBREVIATIONS, STOP_WORDS_CODE, STOP_WORDS_WORDS, stop_words
 
 # Words that carry no meaning for retrieval: English function and question words (Lucene's English
@@ -69,6 +71,8 @@ SUFFIX_RULES: tuple[tuple[str, str, int], ...] = (
     ("ly", "", 3),
     ("s", "", 3),
 )
+# Bump when `stem` or `_word_tokens` change in code rather than in the tables (TOKENIZING digests the tables).
+TOKENIZER_REVISION = 1
 # Endings that look plural but are not (`class`, `status`, `analysis`).
 NOT_PLURAL = ("ss", "us", "is")
 # Double consonants left by suffix removal that Porter undoubles (`running` -> `run`).
@@ -173,3 +177,18 @@ def last_name(symbol: str | None) -> str | None:
     if not symbol:
         return None
     return QUALIFIER.split(symbol)[-1] or None
+
+
+def _tokenizing() -> str:
+    """A digest of all that decides the tokens a text gives (patterns, suffix rules, stop words).
+
+    Stored indexes built from tokens (the BM25 arrays, the saved symbol table's stems) are keyed by
+    the rows they came from; without this in the key, a change of stemming would leave them loaded
+    as if current, their terms no longer those a question is turned into.
+    """
+    rules = (TOKENIZER_REVISION, WORD.pattern, _PART.pattern, _DIGITS_OR_UNDERSCORE.pattern, _VOWEL.pattern,
+             _UNDOUBLE.pattern, SUFFIX_RULES, NOT_PLURAL, MIN_TOKEN, sorted(STOP_WORDS))
+    return xxhash.xxh3_64_hexdigest(repr(rules).encode())
+
+
+TOKENIZING = _tokenizing()

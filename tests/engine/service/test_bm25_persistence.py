@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from fourfold.engine import Settings, Workspace
+from fourfold.engine.index import store
 from fourfold.engine.index.lexical import MANIFEST, LexicalIndex
 from fourfold.engine.query.request import SearchRequest
 from fourfold.engine.service.workspace import LEXICAL_FOLDER
@@ -141,6 +142,20 @@ def test_bm25_stored_for_other_rows_is_not_used(tree: Path, tmp_path: Path) -> N
     workspace.refresh()  # edited while no process ran: the rows differ from the stored copy's
     found = workspace.search_dict(SearchRequest("replenish warehouse shelves", modes=("text",)))
     assert any(row["symbol"] == "replenish_warehouse_shelves" for row in found["results"])
+    assert LexicalIndex.builds == builds + 1
+    assert workspace.status()["repairs"] == []
+
+
+def test_a_change_of_tokenizer_rules_rebuilds_what_was_stored_from_tokens(
+        tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stemming rules that changed since the index was stored (an upgrade): the stored BM25 holds the
+    old terms, so it is built again rather than searched, and without a repair to report."""
+    before = first_run(tree, tmp_path / "index")
+    monkeypatch.setattr(store, "TOKENIZING", "another tokenizer")
+    builds = LexicalIndex.builds
+    workspace = opened(tree, tmp_path / "index")
+    workspace.refresh()
+    assert answers(workspace) == before
     assert LexicalIndex.builds == builds + 1
     assert workspace.status()["repairs"] == []
 
