@@ -53,6 +53,14 @@ SUFFIX_RULES: tuple[tuple[str, str, int], ...] = (
     ("ification", "ifi", 2),
     ("urations", "ur", 3),
     ("uration", "ur", 3),
+    ("ations", "", 4),
+    ("ation", "", 4),
+    ("ators", "", 4),
+    ("ator", "", 4),
+    ("ating", "", 4),
+    ("ated", "", 4),
+    ("ates", "", 4),
+    ("ate", "", 4),
     ("ions", "", 3),
     ("ion", "", 3),
     ("tors", "t", 3),
@@ -72,7 +80,7 @@ SUFFIX_RULES: tuple[tuple[str, str, int], ...] = (
     ("s", "", 3),
 )
 # Bump when `stem` or `_word_tokens` change in code rather than in the tables (TOKENIZING digests the tables).
-TOKENIZER_REVISION = 1
+TOKENIZER_REVISION = 2
 # Endings that look plural but are not (`class`, `status`, `analysis`).
 NOT_PLURAL = ("ss", "us", "is")
 # Double consonants left by suffix removal that Porter undoubles (`running` -> `run`).
@@ -149,7 +157,9 @@ def stem(word: str) -> str:
         base = word[: len(word) - len(suffix)]
         if suffix == "s" and word.endswith(NOT_PLURAL):
             break
-        if len(base) >= min_stem and _VOWEL.search(base):
+        if len(base) < min_stem:
+            continue
+        if _VOWEL.search(base):
             word = _UNDOUBLE.sub(r"\1", base + replacement)
         break
     if len(word) > 3 and word.endswith("e"):
