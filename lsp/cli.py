@@ -82,7 +82,8 @@ pattern syntax (the index's text queries; a pattern in lowercase only ignores ca
                                lookaround; (?i) ignores case)
 
 output:  path:line:text for every matching line, in file order (paths as --root gives them);
-         --count gives path:count, -l the files only, --json one object with the same data.
+         --count gives path:count, -l the files only, --json one object with the same data,
+         each line as [path, line, text, the definition it is in].
          A cap (--max-count a file, --limit in all) says on stderr how many more lines it left out.
 exit:    0 when a line matched, 1 when none did, 2 on an error (a bad pattern, a missing folder).
 
@@ -314,7 +315,7 @@ def _print_grep(result: dict[str, Any], out: TextIO, prefix: str) -> None:
     elif "paths" in result:
         out.writelines(f"{prefix}{path}\n" for path in result["paths"])
     else:
-        out.writelines(f"{prefix}{path}:{line}:{text}\n" for path, line, text in result["lines"])
+        out.writelines(f"{prefix}{path}:{line}:{text}\n" for path, line, text, _ in result["lines"])
 
 
 def _say_what_was_left_out(result: dict[str, Any], options: GrepOptions) -> None:

@@ -73,6 +73,9 @@ class GrepOptions:
 def grep(workspace: Workspace, options: GrepOptions) -> dict[str, Any]:
     """The answer as JSON: totals, what the engine says about a cut-short scan, and the lines, counts or files.
 
+    Each line is [path, 1-based line, text, the innermost definition around it or None], so an agent
+    sees which function an occurrence is in without opening the file.
+
     Lines come in file order (path, then line), as rg prints them; `matches` and `files` count every
     matching line and file found, before the caps. Raises QueryError for a pattern the engine refuses.
     """
@@ -93,7 +96,8 @@ def grep(workspace: Workspace, options: GrepOptions) -> dict[str, Any]:
         result["paths"] = list(counts)
     else:
         shown = kept[: options.limit] if options.limit is not None else kept
-        result["lines"] = [[path, line + 1, text] for (path, line), text in zip(shown, found.texts(shown), strict=True)]
+        rows = zip(shown, found.texts(shown), found.definitions(shown), strict=True)
+        result["lines"] = [[path, line + 1, text, symbol] for (path, line), text, symbol in rows]
         result["beyond_max_count"] = len(lines) - len(kept)
         result["more"] = len(kept) - len(shown)
     return result

@@ -181,17 +181,18 @@ def render(result: dict[str, Any], notes: Sequence[str], max_tokens: int) -> str
 
 
 def render_grep(result: dict[str, Any], notes: Sequence[str], max_tokens: int) -> str:
-    """Every listed line as `path:line: text`, cut to `max_tokens`; what the limit or the budget left out
-    is counted in a last line, so an agent knows whether it saw every occurrence."""
+    """Every listed line as `path:line: text  (in Definition)`, cut to `max_tokens`; what the limit or the
+    budget left out is counted in a last line, so an agent knows whether it saw every occurrence."""
     budget = max_tokens * CHARS_PER_TOKEN
     rows = result["lines"]
     lines = [f"{result['matches']} matching line(s) in {result['files']} file(s) · {result['kind']}"]
     lines += [f"note: {note}" for note in [*notes, *result["notes"]]]
     used = sum(len(line) + 1 for line in lines)
     shown = 0
-    for path, number, text in rows:
+    for path, number, text, symbol in rows:
         code = text.strip()
-        line = f"{path}:{number}: {code if len(code) <= GREP_LINE_CHARS else code[: GREP_LINE_CHARS - 1] + '…'}"
+        inside = f"  (in {symbol})" if symbol else ""
+        line = f"{path}:{number}: {code if len(code) <= GREP_LINE_CHARS else code[: GREP_LINE_CHARS - 1] + '…'}{inside}"
         if used + len(line) + 1 > budget:
             break
         lines.append(line)
@@ -199,7 +200,7 @@ def render_grep(result: dict[str, Any], notes: Sequence[str], max_tokens: int) -
         shown += 1
     left = result["matches"] - shown
     if left:
-        files = len({path for path, _, _ in rows[:shown]})
+        files = len({row[0] for row in rows[:shown]})
         lines.append(f"+{left} more matching line(s) not shown ({shown} of {result['matches']}, {files} of "
                      f"{result['files']} file(s)); raise limit or max_tokens, or narrow with paths/languages")
     return "\n".join(lines)
@@ -327,7 +328,8 @@ def build_server(index: WarmIndex) -> MCPServer:
             "'re:timeout \\d+', RE2 syntax), like ripgrep but answered from the index and current with your "
             "edits. Use it when you need ALL occurrences (before a rename, to count uses, to check none is "
             "left), not the best few: to find where something is or how it works, ask `search`. A pattern "
-            "in lowercase only ignores case. Each line: path:line: text, in file order."),
+            "in lowercase only ignores case. Each line: path:line: text  (in the definition it is part of), "
+            "in file order."),
     )
     async def grep_tool(
         pattern: Annotated[str, Field(description="the text, identifier, or /regex/ to look for")],

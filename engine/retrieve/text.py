@@ -189,6 +189,24 @@ class LineMatches:
         return texts
 
 
+    def definitions(self, lines: Sequence[tuple[str, int]]) -> list[str | None]:
+        """The innermost definition around each (path, 0-based line), qualified (`Client.send`), or None
+        at a file's top level: what a grep line is part of, one symbol lookup per file, not per line."""
+        if self.snapshot is None:
+            raise ValueError("this listing keeps no snapshot to read its definitions from")
+        found: list[str | None] = []
+        path: str | None = None
+        enclosing: _Enclosing | None = None
+        for where, line in lines:
+            if where != path:
+                path = where
+                parsed = self.snapshot.parsed.get(where)
+                enclosing = _enclosing(parsed) if parsed is not None else None
+            symbol = enclosing.at(line) if enclosing is not None else None
+            found.append(symbol.qualified if symbol is not None else None)
+        return found
+
+
 def _line_text(text: SearchText, line: int) -> str:
     """One line of a file's scan-ready bytes (CRLF already folded), decoded."""
     newlines = text.newlines

@@ -75,10 +75,15 @@ def test_every_matching_line_in_file_order_as_rg_prints_it(tree: list[str], serv
 def test_the_daemon_and_the_process_answer_alike_in_json(tree: list[str]) -> None:
     served = json.loads(grep(tree, "/retries? ?=/", "--json").stdout)
     here = json.loads(grep(tree, "/retries? ?=/", "--json", "--no-daemon").stdout)
-    assert served["lines"] == here["lines"] == [["app/windows.py", 2, "RETRIES = 5"],  # lowercase: any case
-                                                ["web/config.js", 3, "export const retries = 3;"]]
+    # Each line with the definition it is part of (here each is a module-level constant's own line).
+    assert served["lines"] == here["lines"] == [["app/windows.py", 2, "RETRIES = 5", "RETRIES"],  # any case
+                                                ["web/config.js", 3, "export const retries = 3;", "retries"]]
     assert served["kind"] == "regex" and served["matches"] == 2 and served["files"] == 2
     assert served["root"] == str(Path(tree[1]).resolve())
+    inside = json.loads(grep(tree, "load(", "--json").stdout)["lines"]
+    assert inside == [["app/config.py", 2, "    return load(path)", "parse_config"]]
+    top = json.loads(grep(tree, "Call parse_config", "--json").stdout)["lines"]
+    assert top == [["docs/notes.md", 1, "Call parse_config once.", None]]
 
 
 def test_a_daemon_answered_grep_imports_no_index_machinery(tree: list[str]) -> None:

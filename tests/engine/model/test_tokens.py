@@ -90,5 +90,6 @@ def test_a_question_word_adds_the_short_forms_code_writes_once() -> None:
     assert expanded[: len(tokens)] == tokens  # the question's own terms first, unchanged
     assert {"conn", "impl", "cfg", "conf", "config"} <= set(expanded[len(tokens):])
     assert len(expanded) == len(set(expanded))
-    assert with_abbreviations(query_tokens("impl of the connection")) == [*query_tokens("impl of the connection"), "conn"]
+    asked = query_tokens("impl of the connection")
+    assert with_abbreviations(asked) == [*asked, "conn"]
     assert with_abbreviations(query_tokens("tokenizer drops tabs")) == query_tokens("tokenizer drops tabs")
