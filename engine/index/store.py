@@ -58,7 +58,9 @@ from ..model.records import FileRecord, ParsedFile
 #     qualified by their module and `m:f(…)` calls are `m.f` (the graph no longer reads `ets:lookup` in
 #     `lookup` as a self-call); Nim `##` docs, Vue/Svelte template names and script state, Lisp parameter
 #     lists are read as they are meant.
-SCHEMA_VERSION = 16
+# 17: C/C++ specifier and attribute macros (`FMT_CONSTEXPR void f()`, `void f() FMT_NOEXCEPT`) are blanked
+#     where that mends the parse, and macro-opened namespaces (`FMT_BEGIN_NAMESPACE`) are read as namespaces.
+SCHEMA_VERSION = 17
 INDEX_FILE = "index.sqlite"
 # Beside it: the saved trigram postings and symbol table (`saved.SavedIndex.write`), memory-mapped by a
 # restart; the `derived` entry `index.saved` names it with its size and digest, so a file that is not the
