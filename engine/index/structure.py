@@ -67,8 +67,10 @@ LOOSE_CONSTANT_LANGUAGES = frozenset({"python", "javascript", "typescript", "tsx
 
 # Languages whose module is a declaration of one line that names the module of the whole file (Erlang's
 # `-module(kv_store).`): the definitions after it are the module's, qualified by it, as `kv_store:lookup`
-# qualifies a remote call. Then `ets:lookup(…)` inside `lookup` is not a call of itself.
-FILE_MODULE_LANGUAGES = frozenset({"erlang"})
+# qualifies a remote call. Then `ets:lookup(…)` inside `lookup` is not a call of itself. PHP's statement
+# `namespace Monolog\Handler;` (no braces) holds the definitions after it, up to the next one.
+# Value: the kind of that declaration.
+FILE_MODULE_LANGUAGES = {"erlang": "module", "php": "namespace"}
 
 # Languages whose definitions may name their namespace in the name itself (`proc ::queue::pop`).
 NAMESPACE_SEPARATORS = {"tcl": "::"}
@@ -298,6 +300,7 @@ def parse_file(path: str, text: str, language: str | None) -> ParsedFile:
     tree = _parser(code).parse(data)
     if code in ITEM_MACRO_LANGUAGES:
         data, tree = _with_item_macros_opened(code, data, tree)
+    written = data  # C/C++'s passes below replace macros, same length: signatures show what is written
     if code in MACRO_LINE_LANGUAGES:
         data, tree = _with_namespace_macros_opened(code, data, tree)
         data, tree = _with_class_head_macros_blanked(code, data, tree)
@@ -307,7 +310,8 @@ def parse_file(path: str, text: str, language: str | None) -> ParsedFile:
     if language in SCRIPT_HOSTS:
         scopes, references = _component_names(code, tree.root_node, scopes, references, templates)
     _nest(scopes, code)
-    symbols = tuple(_symbol(scope, path, code, data, columns) for scope in scopes if scope.symbol)
+    text_of = written if code in MACRO_LINE_LANGUAGES else data
+    symbols = tuple(_symbol(scope, path, code, text_of, columns) for scope in scopes if scope.symbol)
     if code != language:
         symbols = tuple(replace(symbol, language=language) for symbol in symbols)
     parsed_references = _references(references, scopes, path, columns)
@@ -1158,8 +1162,8 @@ def _nest(scopes: list[_Scope], language: str) -> None:
         while stack and stack[-1].end_byte <= scope.outer.start_byte:
             stack.pop()
         parent = stack[-1] if stack else file_module
-        if parent is None and scope.kind == "module" and language in FILE_MODULE_LANGUAGES:
-            file_module = scope
+        if not stack and scope.kind == FILE_MODULE_LANGUAGES.get(language) and _body(scope.outer) is None:
+            file_module, parent = scope, None
         if parent is not None and _restates(parent, scope):
             scope.symbol = False  # `app.set = function set() {…}` is one definition, not `set` and `set.set`
             continue
