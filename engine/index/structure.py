@@ -14,6 +14,7 @@ from tree-sitter's byte offsets to code points so that non-ASCII lines map corre
 
 from __future__ import annotations
 
+import bisect
 import inspect
 import re
 import threading
@@ -704,22 +705,41 @@ BLANKING_SPLITS = 3
 def _blanked_if_better(
     language: str, data: bytes, tree: ts.Tree, spans: list[tuple[int, int, bytes]], splits: int
 ) -> tuple[bytes, ts.Tree]:
-    """The file with `spans` replaced and re-parsed if that leaves less of it unparsed (fewer bytes under
-    errors, no more error nodes); else the halves of `spans` tried in turn, `splits` levels deep."""
+    """The file with `spans` replaced and re-parsed if that leaves less of it unparsed (no more bytes under
+    errors and no more error nodes, one of them fewer); else the halves of `spans` tried in turn, `splits`
+    levels deep."""
     if not spans:
         return data, tree
     opened = bytearray(data)
     for start, end, text in spans:
         opened[start:end] = text.ljust(end - start)
-    reparsed = _parser(language).parse(bytes(opened))
+    reparsed = _reparsed(language, data, tree, bytes(opened), [(start, end) for start, end, _ in spans])
     before, after = _errors(tree.root_node), _errors(reparsed.root_node)
-    if after[0] < before[0] and after[1] <= before[1]:
+    if after != before and after[0] <= before[0] and after[1] <= before[1]:
         return bytes(opened), reparsed
     if splits == 0 or len(spans) == 1:
         return data, tree
     half = len(spans) // 2
     data, tree = _blanked_if_better(language, data, tree, spans[:half], splits - 1)
     return _blanked_if_better(language, data, tree, spans[half:], splits - 1)
+
+
+_NEWLINE = re.compile(rb"\n")
+
+
+def _reparsed(language: str, data: bytes, tree: ts.Tree, changed: bytes, spans: list[tuple[int, int]]) -> ts.Tree:
+    """`changed` (`data` with `spans` rewritten, same length) parsed incrementally from `tree`: the same
+    tree a fresh parse gives, in about a third of the time (fmtlib's format.h)."""
+    newlines = [match.start() for match in _NEWLINE.finditer(data)] if spans else []
+
+    def point(offset: int) -> tuple[int, int]:
+        row = bisect.bisect_left(newlines, offset)
+        return row, offset - (newlines[row - 1] + 1 if row else 0)
+
+    edited = tree.copy()
+    for start, end in spans:
+        edited.edit(start, end, end, point(start), point(end), point(end))
+    return _parser(language).parse(changed, edited)
 
 
 def _specifier_macros(data: bytes, root: ts.Node) -> Iterable[tuple[int, int, bytes]]:
