@@ -98,3 +98,39 @@ def test_capitalised_types_stay_types(tmp_path: Path, language: str) -> None:
     symbols = _parsed(tmp_path, "win.h", WIN_H, language)
     assert symbols["open_handle"].signature.startswith("HANDLE open_handle")
     assert symbols["ThreadProc"].signature.startswith("DWORD")
+
+
+EASY_C = """struct session {
+  int fd;
+  char *name;
+  int buffer[64];
+  unsigned secure : 1;
+  void (*on_close)(struct session *);
+};
+
+static const char *const level_names[] = {"debug", "info"};
+int open_sessions = 0;
+extern int verbosity;
+
+void close_session(struct session *s) {
+  int local = 0;
+  static int calls;
+}
+"""
+
+
+@pytest.mark.parametrize("language", ["c", "cpp"])
+def test_members_and_file_scope_values_are_definitions(tmp_path: Path, language: str) -> None:
+    kinds = {qualified: s.kind for qualified, s in _parsed(tmp_path, "easy.c", EASY_C, language).items()}
+    assert {name: kinds.get(name) for name in ("session.fd", "session.name", "session.buffer", "session.secure")} == {
+        "session.fd": "field", "session.name": "field", "session.buffer": "field", "session.secure": "field"
+    }
+    assert (kinds["level_names"], kinds["open_sessions"], kinds["verbosity"]) == ("constant", "variable", "variable")
+    assert kinds["close_session"] == "function"
+    assert "local" not in kinds and "calls" not in kinds  # a body's locals are no definitions
+
+
+def test_a_namespace_constant_is_qualified_by_it(tmp_path: Path) -> None:
+    text = "namespace absl {\ninline constexpr int kMaxDepth = 8;\nint hits;\nclass Cord { size_t size_; };\n}\n"
+    kinds = {qualified: s.kind for qualified, s in _parsed(tmp_path, "cord.h", text).items()}
+    assert (kinds["absl.kMaxDepth"], kinds["absl.hits"], kinds["absl.Cord.size_"]) == ("constant", "variable", "field")
