@@ -61,7 +61,8 @@ from ..model.records import FileRecord, ParsedFile
 # 17: C/C++ specifier and attribute macros (`FMT_CONSTEXPR void f()`, `void f() FMT_NOEXCEPT`) are blanked
 #     where that mends the parse, and macro-opened namespaces (`FMT_BEGIN_NAMESPACE`) are read as namespaces;
 #     C/C++ struct members are fields and file-scope values variables or constants; PHP's statement
-#     `namespace A\B;` qualifies the definitions after it.
+#     `namespace A\B;` qualifies the definitions after it; Elixir `@type`/`@typep`/`@opaque` are types and
+#     `@callback`/`@macrocallback` functions.
 SCHEMA_VERSION = 17
 INDEX_FILE = "index.sqlite"
 # Beside it: the saved trigram postings and symbol table (`saved.SavedIndex.write`), memory-mapped by a

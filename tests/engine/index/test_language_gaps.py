@@ -243,3 +243,27 @@ def test_a_class_in_a_php_namespace_is_found_from_another_folder(tmp_path: Path)
     push = symbol_node_id("src/Logger.php", "Monolog.Logger.pushHandler")
     assert graph.has_edge(push, symbol_node_id("src/Handler/StreamHandler.php", "Monolog\\Handler.StreamHandler"))
     assert graph.has_edge(push, symbol_node_id("src/Handler/StreamHandler.php", "Monolog\\Handler.stream_helper"))
+
+
+SOCKET_EX = """defmodule Phoenix.Socket do
+  @moduledoc "A socket implementation."
+
+  @typedoc "The socket."
+  @type t :: %__MODULE__{assigns: map}
+  @typep state(a) :: {a, map}
+
+  @doc "Receives the socket params and authenticates the connection."
+  @callback connect(params :: map, socket :: t) :: {:ok, t} | :error
+
+  def id(_socket), do: nil
+end
+"""
+
+
+def test_elixir_typespecs_and_callbacks_are_definitions(tmp_path: Path) -> None:
+    symbols = {s.qualified: s for s in parse(tmp_path, "lib/socket.ex", SOCKET_EX).symbols}
+    assert (symbols["Phoenix.Socket.t"].kind, symbols["Phoenix.Socket.state"].kind) == ("type", "type")
+    connect = symbols["Phoenix.Socket.connect"]
+    assert (connect.kind, connect.name_span.start_line) == ("function", 8)
+    assert connect.doc == "Receives the socket params and authenticates the connection."
+    assert symbols["Phoenix.Socket.id"].kind == "function"
