@@ -4,9 +4,13 @@
 
 For each repository of a corpus laid out as semble-more (one folder per repository, `repos.json`
 naming each one's language and benchmark root), parses every file Fourfold would index under the
-benchmark root with the structural pass and prints: files, files/s (parse + symbols + chunks, one
-core), definitions by kind, imports and how many resolve to a workspace file, and the definitions
-`ctags -R` (universal-ctags) finds in the same files. A benchmark, not a test: it asserts nothing.
+benchmark root with the structural pass and prints: files, files/s and MB/s (parse + symbols +
+chunks, one core, by CPU time so that other load on the machine does not count), definitions by
+kind, imports and how many resolve to a workspace file, and the definitions `ctags -R`
+(universal-ctags) finds in the same files, by kind (`--json` keeps both kind tables).
+A benchmark, not a test: it asserts nothing.
+
+    python bench/language_bench.py --root /work/corpora/semble-rest --repos bench/queries/semble-rest-repos.json
 """
 
 from __future__ import annotations
@@ -34,21 +38,22 @@ def sources(root: Path) -> list[str]:
     return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file() and ".git" not in p.parts)
 
 
-def ctags_count(root: Path, paths: list[str]) -> int | None:
+def ctags_kinds(root: Path, paths: list[str]) -> Counter[str] | None:
+    """Definitions universal-ctags finds in `paths`, by kind; None without ctags."""
     ctags = shutil.which("ctags")
     if ctags is None or not paths:
         return None
     out = subprocess.run([ctags, "-f", "-", "--output-format=json", "--fields=+K", "-L", "-"], cwd=root,
                          input="\n".join(paths), capture_output=True, text=True, check=False).stdout
-    count = 0
+    kinds: Counter[str] = Counter()
     for line in out.splitlines():
         try:
             tag = json.loads(line)
         except json.JSONDecodeError:
             continue
         if tag.get("_type") == "tag" and tag.get("kind") not in CTAGS_SKIPPED_KINDS:
-            count += 1
-    return count
+            kinds[tag.get("kind", "?")] += 1
+    return kinds
 
 
 def measure(root: Path, language_hint: str) -> dict[str, object]:
@@ -59,13 +64,15 @@ def measure(root: Path, language_hint: str) -> dict[str, object]:
         except UnreadableFile:
             continue
     parsed_files = [(record, text) for record, text in records if record.language in GRAMMARS]
-    started = time.perf_counter()
+    started = time.process_time()
     parsed = {record.path: parse_file(record.path, text, record.language) for record, text in parsed_files}
-    elapsed = time.perf_counter() - started
+    elapsed = time.process_time() - started
+    megabytes = sum(len(text.encode("utf-8", "surrogatepass")) for _, text in parsed_files) / 1e6
     files = FileSet.of(record.path for record, _ in records)
     languages = Counter(record.language for record, _ in parsed_files)
     kinds: Counter[str] = Counter()
     imports = resolved = 0
+    ctags = ctags_kinds(root, [record.path for record, _ in parsed_files])
     for record, _ in parsed_files:
         result = parsed[record.path]
         kinds.update(symbol.kind for symbol in result.symbols)
@@ -77,11 +84,15 @@ def measure(root: Path, language_hint: str) -> dict[str, object]:
         "parsed_as": dict(languages),
         "files": len(parsed_files),
         "files_per_s": round(len(parsed_files) / elapsed, 1) if elapsed else None,
+        "mb": round(megabytes, 2),
+        "mb_per_s": round(megabytes / elapsed, 2) if elapsed else None,
+        "cpu_s": round(elapsed, 2),
         "definitions": sum(kinds.values()),
         "kinds": dict(kinds.most_common()),
         "imports": imports,
         "resolved_imports": resolved,
-        "ctags": ctags_count(root, [record.path for record, _ in parsed_files]),
+        "ctags": sum(ctags.values()) if ctags is not None else None,
+        "ctags_kinds": dict(ctags.most_common()) if ctags is not None else None,
     }
 
 
@@ -94,15 +105,16 @@ def main() -> None:
     repos_file = args.repos or args.root / "repos.json"
     repos = json.loads(repos_file.read_text())["repos"]
     rows = []
-    print("| repo | language | files | files/s | definitions | ctags | imports resolved | kinds |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| repo | language | files | MB | files/s | MB/s | definitions | ctags | imports resolved | kinds |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for repo in repos:
         root = args.root / repo["name"] / repo.get("benchmark_root", "")
         row = {"repo": repo["name"], **measure(root, repo["language"])}
         rows.append(row)
         kinds = ", ".join(f"{k} {v}" for k, v in list(row["kinds"].items())[:6])  # type: ignore[union-attr]
-        print(f"| {row['repo']} | {row['language']} | {row['files']} | {row['files_per_s']} | {row['definitions']} "
-              f"| {row['ctags']} | {row['resolved_imports']}/{row['imports']} | {kinds} |", flush=True)
+        print(f"| {row['repo']} | {row['language']} | {row['files']} | {row['mb']} | {row['files_per_s']} "
+              f"| {row['mb_per_s']} | {row['definitions']} | {row['ctags']} "
+              f"| {row['resolved_imports']}/{row['imports']} | {kinds} |", flush=True)
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1))
 

@@ -279,13 +279,14 @@ class CodeGraph:
         self._parsed[path] = parsed
         self._graph.add_node(file_node(path), path)
         nodes: dict[str, Symbol] = {}
+        namespaces = frozenset(s.qualified or s.name for s in parsed.symbols if s.kind == "namespace")
         for symbol in sorted(parsed.symbols, key=lambda s: (s.span, s.qualified, s.name)):
             node = symbol_node_id(path, symbol.qualified or symbol.name)
             if node in nodes:
                 continue
             nodes[node] = symbol
             self._symbols[node] = symbol
-            self._homes[node] = _Home.of(path, symbol)
+            self._homes[node] = _Home.of(path, symbol, namespaces)
             self._graph.add_node(node, path)
             self._defs.setdefault(symbol.name, set()).add(node)
             self._qualified.setdefault(_dotted(symbol.qualified or symbol.name), set()).add(node)
@@ -923,8 +924,12 @@ class _Home(NamedTuple):
     dotted: str  # "." + the dotted qualified name, so a suffix test needs no concatenation
 
     @classmethod
-    def of(cls, path: str, symbol: Symbol) -> _Home:
-        return cls(path, _folder(path), symbol.container is None, "." + _dotted(symbol.qualified or symbol.name))
+    def of(cls, path: str, symbol: Symbol, namespaces: frozenset[str] = frozenset()) -> _Home:
+        """A definition directly in a namespace of its file (`namespace Monolog\\Handler;`, C++'s `namespace
+        fmt {`) is top level as one outside any is: a namespace is no class whose members need a receiver."""
+        qualified = symbol.qualified or symbol.name
+        in_namespace = symbol.container is not None and qualified[: -len(symbol.name) - 1] in namespaces
+        return cls(path, _folder(path), symbol.container is None or in_namespace, "." + _dotted(qualified))
 
 
 def _unindex(index: dict[str, set[str]], key: str, value: str) -> None:

@@ -59,7 +59,12 @@ from ..model.tokens import TOKENIZING
 #     qualified by their module and `m:f(…)` calls are `m.f` (the graph no longer reads `ets:lookup` in
 #     `lookup` as a self-call); Nim `##` docs, Vue/Svelte template names and script state, Lisp parameter
 #     lists are read as they are meant.
-SCHEMA_VERSION = 16
+# 17: C/C++ specifier and attribute macros (`FMT_CONSTEXPR void f()`, `void f() FMT_NOEXCEPT`) are blanked
+#     where that mends the parse, and macro-opened namespaces (`FMT_BEGIN_NAMESPACE`) are read as namespaces;
+#     C/C++ struct members are fields and file-scope values variables or constants; PHP's statement
+#     `namespace A\B;` qualifies the definitions after it; Elixir `@type`/`@typep`/`@opaque` are types and
+#     `@callback`/`@macrocallback` functions.
+SCHEMA_VERSION = 17
 INDEX_FILE = "index.sqlite"
 # Beside it: the saved trigram postings and symbol table (`saved.SavedIndex.write`), memory-mapped by a
 # restart; the `derived` entry `index.saved` names it with its size and digest, so a file that is not the

@@ -14,6 +14,7 @@ from tree-sitter's byte offsets to code points so that non-ASCII lines map corre
 
 from __future__ import annotations
 
+import bisect
 import inspect
 import re
 import threading
@@ -67,8 +68,10 @@ LOOSE_CONSTANT_LANGUAGES = frozenset({"python", "javascript", "typescript", "tsx
 
 # Languages whose module is a declaration of one line that names the module of the whole file (Erlang's
 # `-module(kv_store).`): the definitions after it are the module's, qualified by it, as `kv_store:lookup`
-# qualifies a remote call. Then `ets:lookup(…)` inside `lookup` is not a call of itself.
-FILE_MODULE_LANGUAGES = frozenset({"erlang"})
+# qualifies a remote call. Then `ets:lookup(…)` inside `lookup` is not a call of itself. PHP's statement
+# `namespace Monolog\Handler;` (no braces) holds the definitions after it, up to the next one.
+# Value: the kind of that declaration.
+FILE_MODULE_LANGUAGES = {"erlang": "module", "php": "namespace"}
 
 # Languages whose definitions may name their namespace in the name itself (`proc ::queue::pop`).
 NAMESPACE_SEPARATORS = {"tcl": "::"}
@@ -298,14 +301,18 @@ def parse_file(path: str, text: str, language: str | None) -> ParsedFile:
     tree = _parser(code).parse(data)
     if code in ITEM_MACRO_LANGUAGES:
         data, tree = _with_item_macros_opened(code, data, tree)
+    written = data  # C/C++'s passes below replace macros, same length: signatures show what is written
     if code in MACRO_LINE_LANGUAGES:
+        data, tree = _with_namespace_macros_opened(code, data, tree)
         data, tree = _with_class_head_macros_blanked(code, data, tree)
+        data, tree = _with_specifier_macros_blanked(code, data, tree)
         data, tree = _with_macro_lines_blanked(code, data, tree)
     scopes, references, import_nodes = _collect(code, tree.root_node)
     if language in SCRIPT_HOSTS:
         scopes, references = _component_names(code, tree.root_node, scopes, references, templates)
     _nest(scopes, code)
-    symbols = tuple(_symbol(scope, path, code, data, columns) for scope in scopes if scope.symbol)
+    text_of = written if code in MACRO_LINE_LANGUAGES else data
+    symbols = tuple(_symbol(scope, path, code, text_of, columns) for scope in scopes if scope.symbol)
     if code != language:
         symbols = tuple(replace(symbol, language=language) for symbol in symbols)
     parsed_references = _references(references, scopes, path, columns)
@@ -615,6 +622,318 @@ def _misread_macro_lines(root: ts.Node, data: bytes) -> Iterable[ts.Node]:
             yield head
 
 
+# C and C++ declarations lead with specifier and attribute macros the grammar cannot expand:
+# `FMT_CONSTEXPR void f()`, `FMT_NORETURN FMT_API void report_error(…)`, `static FMT_INLINE int g()`,
+# `ABSL_MUST_USE_RESULT bool Ok()`, `void f() FMT_NOEXCEPT;`, `int n ABSL_GUARDED_BY(mu);`. The grammar reads
+# the first as a type and the real type as an ERROR (fmtlib's base.h: 189 error nodes), members lose their
+# class and definitions their span. In a file that does not parse cleanly, such names are blanked to
+# spaces (same bytes, lines and columns) and the file re-parsed; kept only when that has fewer errors.
+# A SHOUTING run is in specifier position at a declaration's start (after `;`, `{`, `}`, `>`, a label or a
+# storage keyword) followed by what cannot follow a type: a declaration keyword, or a type and a name.
+_SHOUTING = re.compile(rb"(?<![\w.$:])[A-Z][A-Z0-9_]*[A-Z0-9](?![\w$])")
+_MACRO_ARGUMENTS = re.compile(rb"\s*\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)")
+# What no type is followed by: so the names before it are specifiers (`FMT_CONSTEXPR void`, `X inline`).
+_DECLARATION_KEYWORD = re.compile(
+    rb"\s*(?:void|bool|char|short|int|long|float|double|signed|unsigned|auto|static|inline|extern|virtual|"
+    rb"explicit|friend|constexpr|consteval|constinit|typename|template|typedef|decltype|struct|class|union|"
+    rb"enum|wchar_t|char8_t|char16_t|char32_t)\b"
+)
+# A type (qualified, templated, pointer or reference) and then a name: `FMT_API std::string format(`.
+_TYPE_THEN_NAME = re.compile(
+    rb"\s*(?:const\s+)?(?:::)?[A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*(?:\s*<[^;{}\n]*>)?(?:\s*::\s*\w+)*"
+    rb"(?:\s*[*&]+\s*|\s+)(?:const\s+)?[*&]*\s*(?:\w+\s*::\s*)*~?[A-Za-z_]\w*\s*[(\[;=,{]"
+)
+# The words of a macro name that say it is a specifier or attribute, for the positions where a type could
+# stand as well (before a constructor's name, after a declarator): `FMT_CONSTEXPR basic_string_view(…)`,
+# `void f() FMT_NOEXCEPT`, `int n ABSL_GUARDED_BY(mu)`. Trailing digits aside (`FMT_CONSTEXPR20`).
+SPECIFIER_MACRO_WORDS = frozenset(
+    {
+        "API", "EXPORT", "IMPORT", "DLL", "DECL", "EXTERN", "INLINE", "NOINLINE", "CONSTEXPR", "CONSTEVAL",
+        "NOEXCEPT", "NORETURN", "NODISCARD", "DEPRECATED", "ATTRIBUTE", "ATTR", "VISIBILITY", "VISIBLE",
+        "HIDDEN", "PURE", "MUST", "UNUSED", "MAYBE", "FORCEINLINE", "ALWAYS", "OVERRIDE", "FINAL", "NONNULL",
+        "RESTRICT", "GUARDED", "REQUIRES", "EXCLUDES", "LOCKS", "LOCKABLE", "ACQUIRE", "RELEASE", "SCOPED",
+        "LIFETIME", "WARN", "CDECL", "STDCALL", "WINAPI", "CALLBACK", "APIENTRY", "CALL", "NOTHROW", "THROW",
+        "PRINTF", "FORMAT", "HOT", "COLD", "ALIGN", "ALIGNAS", "PACKED", "THREAD", "LOCAL", "STATIC", "PUBLIC",
+        "EXPLICIT", "CONST", "LIKELY", "UNLIKELY", "FALLTHROUGH", "SO", "GNUC", "AVAILABLE",
+    }
+)  # fmt: skip
+_STORAGE_WORDS = frozenset({b"static", b"inline", b"extern", b"virtual", b"explicit", b"friend", b"constexpr"})
+_NAME_AND_PARAMETERS = re.compile(rb"\s*~?[A-Za-z_]\w*\s*\(")
+_TRAILING_FOLLOWERS = re.compile(rb"\s*(?:[;{=:,]|->|\b(?:override|final|const|noexcept)\b)")
+_NOT_CODE = frozenset(
+    {"comment", "string_literal", "string_content", "raw_string_literal", "raw_string_content", "char_literal",
+     "preproc_arg", "system_lib_string", "escape_sequence"}
+)  # fmt: skip
+
+
+def _errors(root: ts.Node) -> tuple[int, int]:
+    """How much of a tree did not parse: the bytes under its outermost ERROR nodes (and one per MISSING
+    node), and how many ERROR and MISSING nodes it has."""
+    covered = count = 0
+    stack = [(root, False)]
+    while stack:
+        node, inside = stack.pop()
+        if node.type == "ERROR" or node.is_missing:
+            count += 1
+            if not inside:
+                covered += max(1, node.end_byte - node.start_byte)
+        if node.has_error:
+            stack.extend((child, inside or node.type == "ERROR") for child in node.children)
+    return covered, count
+
+
+def _is_specifier_macro(name: bytes) -> bool:
+    return any(part.rstrip(b"0123456789").decode() in SPECIFIER_MACRO_WORDS for part in name.split(b"_"))
+
+
+def _with_specifier_macros_blanked(language: str, data: bytes, tree: ts.Tree) -> tuple[bytes, ts.Tree]:
+    """The file re-parsed with its specifier and attribute macros blanked (see above), when it had errors
+    and that leaves fewer; else the file and tree as they were."""
+    if not tree.root_node.has_error:
+        return data, tree
+    spans = list(_specifier_macros(data, tree.root_node))
+    return _blanked_if_better(language, data, tree, spans, BLANKING_SPLITS)
+
+
+# Error recovery is not local: one blanked name can lose a namespace that parsed before
+# (`ABSL_ATTRIBUTE_NOINLINE raw_hash_set(raw_hash_set&& that) noexcept(…)` in abseil's raw_hash_set.h),
+# while the rest of the file's blanking mends it. So a set of blankings that reads worse is tried again
+# in halves, this many times deep (each try is one more parse of the file).
+BLANKING_SPLITS = 3
+
+
+def _blanked_if_better(
+    language: str, data: bytes, tree: ts.Tree, spans: list[tuple[int, int, bytes]], splits: int
+) -> tuple[bytes, ts.Tree]:
+    """The file with `spans` replaced and re-parsed if that leaves less of it unparsed (no more bytes under
+    errors and no more error nodes, one of them fewer); else the halves of `spans` tried in turn, `splits`
+    levels deep."""
+    if not spans:
+        return data, tree
+    opened = bytearray(data)
+    for start, end, text in spans:
+        opened[start:end] = text.ljust(end - start)
+    reparsed = _reparsed(language, data, tree, bytes(opened), [(start, end) for start, end, _ in spans])
+    before, after = _errors(tree.root_node), _errors(reparsed.root_node)
+    if after != before and after[0] <= before[0] and after[1] <= before[1]:
+        return bytes(opened), reparsed
+    if splits == 0 or len(spans) == 1:
+        return data, tree
+    half = len(spans) // 2
+    data, tree = _blanked_if_better(language, data, tree, spans[:half], splits - 1)
+    return _blanked_if_better(language, data, tree, spans[half:], splits - 1)
+
+
+_NEWLINE = re.compile(rb"\n")
+
+
+def _reparsed(language: str, data: bytes, tree: ts.Tree, changed: bytes, spans: list[tuple[int, int]]) -> ts.Tree:
+    """`changed` (`data` with `spans` rewritten, same length) parsed incrementally from `tree`: the same
+    tree a fresh parse gives, in about a third of the time (fmtlib's format.h)."""
+    newlines = [match.start() for match in _NEWLINE.finditer(data)] if spans else []
+
+    def point(offset: int) -> tuple[int, int]:
+        row = bisect.bisect_left(newlines, offset)
+        return row, offset - (newlines[row - 1] + 1 if row else 0)
+
+    edited = tree.copy()
+    for start, end in spans:
+        edited.edit(start, end, end, point(start), point(end), point(end))
+    return _parser(language).parse(changed, edited)
+
+
+def _specifier_macros(data: bytes, root: ts.Node) -> Iterable[tuple[int, int, bytes]]:
+    """Byte spans (name and arguments) of the specifier macros of a C/C++ file, in order, with what
+    replaces each: nothing, or `int` for a constraint macro among template parameters
+    (`template <typename T, FMT_ENABLE_IF(cond)>`: an unnamed non-type parameter, as it expands to)."""
+    position = 0
+    for match in _SHOUTING.finditer(data):
+        if match.start() < position:
+            continue
+        run = [match]
+        end = _after_arguments(data, match.end())
+        while (following := _SHOUTING.match(data, _skip_space(data, end))) is not None:
+            run.append(following)
+            end = _after_arguments(data, following.end())
+        position = end
+        line_start = data.rfind(b"\n", 0, match.start()) + 1
+        if data[line_start : match.start()].lstrip().startswith(b"#") or not _in_code(root, *match.span()):
+            continue
+        before = _previous_token(data, match.start())
+        names = [m.group() for m in run]
+        closes = data[_skip_space(data, end) :][:1] in (b">", b",")
+        if before in (b"<", b",") and len(run) == 1 and end > match.end() and closes:
+            if _in_template_parameters(data, match.start()):
+                yield match.start(), end, b"int"
+        elif before == b"if" and len(run) == 1 and _is_specifier_macro(names[0]):
+            yield match.start(), end, b""  # `if FMT_CONSTEXPR20 (…)`
+        elif before in (b"", b";", b"{", b"}", b">", b":") or before in _STORAGE_WORDS or (
+            _SHOUTING.fullmatch(before) and _is_specifier_macro(before)
+        ):
+            if _DECLARATION_KEYWORD.match(data, end) or _TYPE_THEN_NAME.match(data, end):
+                yield from ((m.start(), _after_arguments(data, m.end()), b"") for m in run)
+            else:  # a type may stand there (`DWORD WINAPI f(`): only the names that say they are specifiers,
+                # before a constructor's or function's name or a type of the run (`FOO_API MYTYPE* f(`)
+                keep = [m for m, name in zip(run, names, strict=True) if _is_specifier_macro(name)]
+                if len(keep) < len(run) or _NAME_AND_PARAMETERS.match(data, end):
+                    yield from ((m.start(), _after_arguments(data, m.end()), b"") for m in keep)
+        elif (
+            (before == b")" or before[-1:].isalnum() or before[-1:] == b"_")
+            and before not in _NOT_TYPE_WORDS
+            and len(run) == 1
+            and _is_specifier_macro(names[0])
+            and _TRAILING_FOLLOWERS.match(data, end)
+        ):
+            yield match.start(), end, b""
+
+
+# Words after which a SHOUTING name is an expression, not a trailing attribute.
+_NOT_TYPE_WORDS = frozenset({b"return", b"case", b"throw", b"else", b"do", b"goto", b"co_return", b"co_yield",
+                             b"sizeof", b"new", b"delete", b"and", b"or", b"not", b"define", b"ifdef",
+                             b"ifndef", b"if", b"elif", b"undef", b"include", b"pragma"})
+
+
+def _skip_space(data: bytes, position: int) -> int:
+    while position < len(data) and data[position] in b" \t\r\n":
+        position += 1
+    return position
+
+
+def _after_arguments(data: bytes, position: int) -> int:
+    arguments = _MACRO_ARGUMENTS.match(data, position)
+    return arguments.end() if arguments else position
+
+
+def _previous_token(data: bytes, position: int) -> bytes:
+    """The word or punctuation character just before `position`, across spaces, newlines and comments."""
+    end = position
+    while True:
+        while end > 0 and data[end - 1] in b" \t\r\n":
+            end -= 1
+        line_start = data.rfind(b"\n", 0, end) + 1
+        comment = data.find(b"//", line_start, end)
+        if data[line_start:end].lstrip().startswith(b"#") and line_start > 0:
+            end = line_start - 1  # a preprocessor line between (`#if FMT_GCC_VERSION` / `FMT_ALWAYS_INLINE`)
+        elif comment >= 0 and data.count(b'"', line_start, comment) % 2 == 0:
+            end = comment
+        elif data[end - 2 : end] == b"*/" and (opening := data.rfind(b"/*", 0, end - 2)) >= 0:
+            end = opening
+        else:
+            break
+    if end == 0:
+        return b""
+    if not (data[end - 1 : end].isalnum() or data[end - 1] == ord("_")):
+        return data[end - 1 : end]
+    start = end
+    while start > 0 and (data[start - 1 : start].isalnum() or data[start - 1] == ord("_")):
+        start -= 1
+    return data[start:end]
+
+
+def _in_template_parameters(data: bytes, position: int) -> bool:
+    """Whether `position` is inside a `template <…>` list (looked for in the 400 bytes before)."""
+    window = data[max(0, position - 400) : position]
+    opening = window.rfind(b"template")
+    return opening >= 0 and re.match(rb"template\s*<[^;{}]*$", window[opening:]) is not None
+
+
+def _in_code(root: ts.Node, start: int, end: int) -> bool:
+    node = root.descendant_for_byte_range(start, end)
+    if node is None or node.type in _NOT_CODE:
+        return False
+    return not any(n.type.startswith("preproc_") and n.type not in _PREPROC_BLOCKS for n in _ancestors(node))
+
+
+_PREPROC_BLOCKS = frozenset({"preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "preproc_elifdef"})
+
+
+def _ancestors(node: ts.Node) -> Iterable[ts.Node]:
+    current: ts.Node | None = node
+    while current is not None:
+        yield current
+        current = current.parent
+
+
+# A namespace opened and closed by macros alone on their lines (fmtlib's `FMT_BEGIN_NAMESPACE` … `FMT_END_NAMESPACE`,
+# `#define`d as `namespace fmt { inline namespace v12 {` and `} }`): replaced, same length, by what they open and
+# close, `namespace fmt{` (inline namespaces dropped: their members are the outer namespace's) and `}`, so the
+# definitions between have their namespace. The expansion is read from the file's own `#define`; a file that only
+# uses them (fmt's format.h) takes the name from the macro's prefix, when the macro says NAMESPACE and BEGIN or
+# OPEN and stands outside every namespace. Inside one (abseil's `namespace absl {` then `ABSL_NAMESPACE_BEGIN`) it
+# is a version namespace and is blanked. Closers pair with the last opener still open.
+_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Z][A-Z0-9_]*)(?![\w(])((?:[^\n\\]|\\\r?\n|\\)*)", re.MULTILINE)
+_DEFINE_NOISE = re.compile(rb"\\\r?\n|/\*.*?\*/|//[^\n]*", re.DOTALL)
+_NAMESPACE_OPENING = re.compile(rb"\s*(inline\s+)?namespace\s+([A-Za-z_][\w:]*)\s*\{")
+_OPENER_NAME = re.compile(
+    rb"([A-Z][A-Z0-9]*)_(?:[A-Z0-9]+_)*?(?:BEGIN_NAMESPACE|NAMESPACE_BEGIN|OPEN_NAMESPACE|NAMESPACE_OPEN)"
+)
+_CLOSER_NAME = re.compile(
+    rb"[A-Z][A-Z0-9]*_(?:[A-Z0-9]+_)*?(?:END_NAMESPACE|NAMESPACE_END|CLOSE_NAMESPACE|NAMESPACE_CLOSE)"
+)
+_LINE_MACRO = re.compile(rb"^[ \t]*([A-Z][A-Z0-9_]*[A-Z0-9])[ \t]*(?://[^\n]*)?\r?$", re.MULTILINE)
+
+
+def _with_namespace_macros_opened(language: str, data: bytes, tree: ts.Tree) -> tuple[bytes, ts.Tree]:
+    """The file re-parsed with its namespace macros replaced (see above); kept unless that adds errors."""
+    if language != "cpp":
+        return data, tree
+    uses = [match for match in _LINE_MACRO.finditer(data) if b"NAMESPACE" in match.group(1)]
+    if not uses:
+        return data, tree
+    openers, closers = _namespace_defines(data)
+    opened = bytearray(data)
+    open_stack: list[int] = []
+    for use in uses:
+        name = use.group(1)
+        start, end = use.span(1)
+        if not _in_code(tree.root_node, start, end):
+            continue
+        if name in openers or (name not in closers and _OPENER_NAME.fullmatch(name)):
+            if name in openers:
+                names = openers[name]
+            else:
+                at = tree.root_node.descendant_for_byte_range(start, end) or tree.root_node
+                inside = any(node.type == "namespace_definition" for node in _ancestors(at))
+                prefix = _OPENER_NAME.fullmatch(name)
+                names = [] if inside or prefix is None else [prefix.group(1).lower()]
+            text = b"namespace " + b"::".join(names) + b"{" if names else b""
+            if len(text) > end - start:
+                text = b""
+            open_stack.append(1 if text else 0)
+        elif name in closers or _CLOSER_NAME.fullmatch(name):
+            text = b"}" * (open_stack.pop() if open_stack else 0)
+        else:
+            continue
+        opened[start:end] = text.ljust(end - start)
+    if opened == data:
+        return data, tree
+    reparsed = _parser(language).parse(bytes(opened))
+    before, after = _errors(tree.root_node), _errors(reparsed.root_node)
+    if after[0] > before[0] or after[1] > before[1]:
+        return data, tree
+    return bytes(opened), reparsed
+
+
+def _namespace_defines(data: bytes) -> tuple[dict[bytes, list[bytes]], set[bytes]]:
+    """The file's `#define`s that open namespaces (name -> the non-inline namespaces, outermost first) and
+    the ones that only close braces."""
+    openers: dict[bytes, list[bytes]] = {}
+    closers: set[bytes] = set()
+    for define in _DEFINE.finditer(data):
+        body = _DEFINE_NOISE.sub(b" ", define.group(2)).strip()
+        names: list[bytes] = []
+        position = 0
+        while (opening := _NAMESPACE_OPENING.match(body, position)) is not None:
+            if not opening.group(1):
+                names.extend(opening.group(2).split(b"::"))
+            position = opening.end()
+        if position and not body[position:].strip():
+            openers[define.group(1)] = names
+        elif body and not body.replace(b"}", b"").strip():
+            closers.add(define.group(1))
+    return openers, closers
+
+
 def _item_macro_calls(node: ts.Node) -> Iterable[ts.Node]:
     """Macro calls in item position at `node`: itself, or inside a module or impl body it opens."""
     if node.type == "macro_invocation":
@@ -863,8 +1182,8 @@ def _nest(scopes: list[_Scope], language: str) -> None:
         while stack and stack[-1].end_byte <= scope.outer.start_byte:
             stack.pop()
         parent = stack[-1] if stack else file_module
-        if parent is None and scope.kind == "module" and language in FILE_MODULE_LANGUAGES:
-            file_module = scope
+        if not stack and scope.kind == FILE_MODULE_LANGUAGES.get(language) and _body(scope.outer) is None:
+            file_module, parent = scope, None
         if parent is not None and _restates(parent, scope):
             scope.symbol = False  # `app.set = function set() {…}` is one definition, not `set` and `set.set`
             continue

@@ -68,8 +68,9 @@ def test_a_definition_after_a_macro_line_is_a_symbol_with_its_container_and_doc(
     assert symbols["absl.Hash"].name_span.start_line == 8
     assert symbols["absl.Hash"].doc.startswith("`absl::Hash` is the hash functor")
     adl = {s.qualified: s for s in parse_file("adl_serializer.hpp", ADL_SERIALIZER_HPP, "cpp").symbols}
-    assert adl["adl_serializer"].kind == "struct"
-    assert adl["adl_serializer.from_json"].kind == "method"
+    # The macro opens nlohmann's namespace (named by its prefix: the file does not `#define` it).
+    assert adl["nlohmann.adl_serializer"].kind == "struct"
+    assert adl["nlohmann.adl_serializer.from_json"].kind == "method"
 
 
 def test_a_macro_the_grammar_reads_right_is_kept() -> None:

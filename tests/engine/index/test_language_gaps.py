@@ -194,3 +194,76 @@ def test_a_ruby_body_s_first_definition_keeps_the_comment_above_it(tmp_path: Pat
     text = "module Rails\n  # Paths of an app.\n  class Paths\n    # Adds a path.\n    def add; end\n  end\nend\n"
     docs = {s.qualified: s.doc for s in parse(tmp_path, "paths.rb", text).symbols}
     assert docs == {"Rails": "", "Rails.Paths": "Paths of an app.", "Rails.Paths.add": "Adds a path."}
+
+
+STREAM_HANDLER_PHP = """<?php
+namespace Monolog\\Handler;
+
+/** Stores to any stream resource. */
+class StreamHandler
+{
+    public function write(array $record): void {}
+}
+
+function stream_helper(): void {}
+"""
+
+LOGGER_PHP = """<?php
+namespace Monolog;
+
+class Logger
+{
+    public function pushHandler(): void
+    {
+        $handler = new StreamHandler();
+        stream_helper();
+    }
+}
+"""
+
+
+def test_a_php_statement_namespace_holds_the_definitions_after_it(tmp_path: Path) -> None:
+    symbols = {s.qualified: s for s in parse(tmp_path, "src/Handler/StreamHandler.php", STREAM_HANDLER_PHP).symbols}
+    handler = symbols["Monolog\\Handler.StreamHandler"]
+    assert (handler.kind, handler.container) == ("class", "Monolog\\Handler")
+    assert handler.doc == "Stores to any stream resource."
+    assert symbols["Monolog\\Handler.StreamHandler.write"].kind == "method"
+    assert symbols["Monolog\\Handler.stream_helper"].kind == "function"
+    two = parse(tmp_path, "two.php", "<?php\nnamespace A;\nclass X {}\nnamespace B;\nfunction f() {}\n")
+    assert [s.qualified for s in two.symbols if s.kind != "namespace"] == ["A.X", "B.f"]
+
+
+def test_a_class_in_a_php_namespace_is_found_from_another_folder(tmp_path: Path) -> None:
+    """A namespace is no class: its definitions stay in the graph's global tier, as top-level ones are."""
+    files = {
+        "src/Handler/StreamHandler.php": parse(tmp_path, "src/Handler/StreamHandler.php", STREAM_HANDLER_PHP),
+        "src/Logger.php": parse(tmp_path, "src/Logger.php", LOGGER_PHP),
+    }
+    graph = CodeGraph(files).graph
+    push = symbol_node_id("src/Logger.php", "Monolog.Logger.pushHandler")
+    assert graph.has_edge(push, symbol_node_id("src/Handler/StreamHandler.php", "Monolog\\Handler.StreamHandler"))
+    assert graph.has_edge(push, symbol_node_id("src/Handler/StreamHandler.php", "Monolog\\Handler.stream_helper"))
+
+
+SOCKET_EX = """defmodule Phoenix.Socket do
+  @moduledoc "A socket implementation."
+
+  @typedoc "The socket."
+  @type t :: %__MODULE__{assigns: map}
+  @typep state(a) :: {a, map}
+
+  @doc "Receives the socket params and authenticates the connection."
+  @callback connect(params :: map, socket :: t) :: {:ok, t} | :error
+
+  def id(_socket), do: nil
+end
+"""
+
+
+def test_elixir_typespecs_and_callbacks_are_definitions(tmp_path: Path) -> None:
+    symbols = {s.qualified: s for s in parse(tmp_path, "lib/socket.ex", SOCKET_EX).symbols}
+    assert (symbols["Phoenix.Socket.t"].kind, symbols["Phoenix.Socket.state"].kind) == ("type", "type")
+    connect = symbols["Phoenix.Socket.connect"]
+    assert (connect.kind, connect.name_span.start_line) == ("function", 8)
+    assert connect.doc == "Receives the socket params and authenticates the connection."
+    assert symbols["Phoenix.Socket.id"].kind == "function"

@@ -87,10 +87,10 @@ DEFINITIONS = [
     ("sample.rb", "Config.build", "method", "Config"),
     ("sample.rb", "Config.MAX", "constant", "Config"),
     ("sample.rb", "Util", "module", None),
-    ("sample.php", "Config", "class", None),
-    ("sample.php", "Config.load", "method", "Config"),
-    ("sample.php", "Loader", "interface", None),
-    ("sample.php", "parseConfig", "function", None),
+    ("sample.php", "App\\Core.Config", "class", "App\\Core"),  # `namespace App\Core;` holds what follows
+    ("sample.php", "App\\Core.Config.load", "method", "Config"),
+    ("sample.php", "App\\Core.Loader", "interface", "App\\Core"),
+    ("sample.php", "App\\Core.parseConfig", "function", "App\\Core"),
 ]
 
 
@@ -133,7 +133,7 @@ HEADERS = [
     ("sample.c", "config", "struct config", "A config."),
     ("Sample.cs", "App.Core.Config.Load", "public void Load(string path)", "Load it."),
     ("sample.rb", "Config.load", "def load(path)", "Load it."),
-    ("sample.php", "Config", "class Config extends Base implements Loader", "A config."),
+    ("sample.php", "App\\Core.Config", "class Config extends Base implements Loader", "A config."),
 ]
 
 
@@ -179,9 +179,9 @@ REFERENCES = [
     ("Sample.cs", "ParseConfig", "call", "App.Core.Config.Load"),
     ("sample.rb", "Base", "inherit", "Config"),
     ("sample.rb", "parse_config", "call", "Config.load"),
-    ("sample.php", "Loader", "inherit", "Config"),
-    ("sample.php", "parseConfig", "call", "Config.load"),
-    ("sample.php", "Config", "reference", "parseConfig"),
+    ("sample.php", "Loader", "inherit", "App\\Core.Config"),
+    ("sample.php", "parseConfig", "call", "App\\Core.Config.load"),
+    ("sample.php", "Config", "reference", "App\\Core.parseConfig"),
 ]
 
 
