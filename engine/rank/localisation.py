@@ -8,6 +8,9 @@ functions, methods and classes inside the first few of them by what the issue sa
 - `named`: the issue states its name (backticked or a traceback's function: strongly; a code-shaped
   word of the prose: less; a call in a code block: least), or the name of its class;
 - `calls`: it calls or uses a name the issue states (the path a failing call takes goes through it);
+- `called`: a function the issue names outright (backticked, a code-shaped word of the prose, a frame's
+  function) calls or uses it: one step down from the entry point the reporter used (`iter_content` ->
+  the `stream_decode_response_unicode` it decodes with), where the fault often is;
 - `literal`: its own lines contain an error message or a quoted string of the issue, or hold a message
   template (a string literal with `%s` / `{}` placeholders) that one line of the issue fills in: the program
   printed it there (`"%s contains %d more items"` for `Right contains more items` in pasted output);
@@ -35,6 +38,7 @@ from dataclasses import dataclass, field, replace
 from ..model.profiles import (
     FUNCTION_BM25_B,
     FUNCTION_BM25_K1,
+    FUNCTION_CALLER_STRENGTH,
     FUNCTION_FILE_POWER,
     FUNCTION_FILES,
     FUNCTION_FLOOR,
@@ -69,7 +73,7 @@ __all__ = [
 
 # Definitions a fix is said to edit (a field or a variable is part of its class or module).
 FUNCTION_KINDS = frozenset({"function", "method", "class", "constructor"})
-FEATURES = ("frame", "named", "calls", "literal", "words", "found")
+FEATURES = ("frame", "named", "calls", "called", "literal", "words", "found")
 
 
 @dataclass(frozen=True)
@@ -168,6 +172,7 @@ def candidates(
     top = files[:depth]
     rows: list[tuple[FusedResult, float, Symbol, dict[str, float], list[str]]] = []
     found_raw: list[float] = []
+    callees: dict[str, float] = {}  # what the functions the issue names call or use -> the strongest naming
     for place, result in enumerate(top):
         share = 1.0 / (1 + place)  # the file's place, not its fused score: see FUNCTION_FILE_POWER
         structure = parsed(result.path)
@@ -189,6 +194,7 @@ def candidates(
             if index is not None and defined[index].name != reference.name:
                 uses[index] = max(uses.get(index, 0.0), strength)
         framed = evidence.frames.get(result.path, frozenset())
+        _add_callees(callees, structure, defined, evidence.names)
         for index, symbol in enumerate(defined):
             own, tokens = own_lines[index]
             container = (symbol.qualified or symbol.name).rsplit(".", 1)[0] if "." in (symbol.qualified or "") else ""
@@ -208,9 +214,25 @@ def candidates(
     out = []
     for (result, share, symbol, features, _), lexical, gain in zip(rows, words, found_raw, strict=True):
         out.append(Candidate(result.path, symbol, share,
-                             {**features, "words": lexical / top_words, "found": gain / top_found},
+                             {**features, "called": callees.get(symbol.name, 0.0), "words": lexical / top_words,
+                              "found": gain / top_found},
                              is_test(symbol) or result.prior < 1.0))
     return out
+
+
+def _add_callees(callees: dict[str, float], structure: ParsedFile, defined: Sequence[Symbol],
+                 names: Mapping[str, float]) -> None:
+    """Add to `callees` the names that the file's functions the issue names (at FUNCTION_CALLER_STRENGTH at
+    least: backticked, a code-shaped word of its prose, a frame's function) call or use on their own lines,
+    each at the strongest naming of a caller; names the issue states itself are left out (they are `named`)."""
+    callers = {symbol.qualified or symbol.name: names[symbol.name] for symbol in defined
+               if names.get(symbol.name, 0.0) >= FUNCTION_CALLER_STRENGTH}
+    if not callers:
+        return
+    for reference in structure.references:
+        strength = callers.get(reference.enclosing or "", 0.0)
+        if strength and reference.name not in names:
+            callees[reference.name] = max(callees.get(reference.name, 0.0), strength)
 
 
 # A one-line string literal in code (either quote, escapes kept), and the placeholders a format string

@@ -92,7 +92,7 @@ class FunctionRow:
     kind: str
     span: Span = field(metadata=wire("range"))
     score: float
-    # The evidence that put it there: "frame", "named", "calls", "literal", "words", "found".
+    # The evidence that put it there: "frame", "named", "calls", "called", "literal", "words", "found".
     why: tuple[str, ...]
 
 

@@ -115,7 +115,7 @@ export interface FunctionRow {
   kind: string;
   range: Range;
   score: number;
-  /** The evidence that put it there: "frame", "named", "calls", "literal", "words", "found". */
+  /** The evidence that put it there: "frame", "named", "calls", "called", "literal", "words", "found". */
   why: string[];
 }
 

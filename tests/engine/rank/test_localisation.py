@@ -224,3 +224,57 @@ def test_a_message_template_the_issues_output_fills(tmp_path: Path) -> None:
     for line in ("first extra item: 52, Right contains more items", "pkg.module"):
         found = candidates(files, {}, parsed, text, Evidence(lines=(line,)))
         assert all(c.features["literal"] == 0.0 for c in found)
+
+
+MODELS = textwrap.dedent('''\
+    from .utils import stream_decode_response_unicode
+
+
+    class Response:
+        def iter_content(self, chunk_size=1, decode_unicode=False):
+            chunks = self.raw.read(chunk_size)
+            if decode_unicode:
+                chunks = stream_decode_response_unicode(chunks, self)
+            return chunks
+
+        def close(self):
+            self.raw.release_conn()
+    ''')
+UTILS = textwrap.dedent('''\
+    def guess_filename(obj):
+        return getattr(obj, "name", None)
+
+
+    def stream_decode_response_unicode(iterator, r):
+        for item in iterator:
+            yield item.decode(r.encoding)
+    ''')
+
+
+def test_what_a_function_the_issue_names_calls(tmp_path: Path) -> None:
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "models.py").write_text(MODELS)
+    (tmp_path / "pkg" / "utils.py").write_text(UTILS)
+
+    def text(path: str) -> str | None:
+        return (tmp_path / path).read_text() if (tmp_path / path).is_file() else None
+
+    def parsed(path: str) -> ParsedFile | None:
+        body = text(path)
+        return parse_file(path, body, "python") if body is not None else None
+
+    files = [_file("pkg/models.py", 1.0), _file("pkg/utils.py", 0.5)]
+    index = {"pkg/models.py": "python", "pkg/utils.py": "python"}
+    named = evidence_of("Uncertain about content/text vs iter_content(decode_unicode=True/False)\n"
+                        "When requesting an application/json document, `iter_content` returns bytes.", index)
+    called = {c.symbol.name: c.features["called"] for c in candidates(files, {}, parsed, text, named)}
+    # the backticked entry point's own lines call the decoder: one step down; nothing else it reaches is defined here
+    assert called == {"Response": 0.0, "iter_content": 0.0, "close": 0.0, "guess_filename": 0.0,
+                      "stream_decode_response_unicode": 1.0}
+    ranked = [hit.symbol for hit in rank_functions(files, {}, parsed, text, named)]
+    assert ranked[:2] == ["Response.iter_content", "stream_decode_response_unicode"]
+    assert "called" in rank_functions(files, {}, parsed, text, named)[1].reasons
+    # a name a code block merely calls is no entry point the reporter named: its callees stay at 0
+    snippet = evidence_of("Bytes come back\n```\nr.iter_content(decode_unicode=True)\n```\n", index)
+    assert snippet.names.get("iter_content") == 0.3
+    assert all(c.features["called"] == 0.0 for c in candidates(files, {}, parsed, text, snippet))
