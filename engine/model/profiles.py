@@ -190,8 +190,10 @@ SAID_FILE_BOOST: Final = 0.3
 # (`_stack.py` for "how are exception stack frames rendered with surrounding source lines"): the name is
 # said in passing. With fewer, a question is a name and a word or two ("session management", "SSL
 # certificate verification"), and semble's labels keep such a file as the answer without those words
-# (`certs.py`, `sessions.py`). Four: the smallest count at which a relevant file that says none of them
-# is the exception; 3 withheld the lift from `JsonElement.java` ("hierarchy", "tree", "model").
+# (`certs.py`, `sessions.py`). Measured: from 3 words, trpc's `observable.ts` ("pattern", "used",
+# "subscriptions") lost its lift (semble-rest −0.0005); from 5, redux's `reducers.ts` kept one it should
+# lose (semble −0.0006); every count from 3 to 5 fixes Rich's `_stack.py`. Asked of every question with
+# exact words only, it cost semble-rest `random.c`, `observable.ts` and `JsonElement.java`.
 SAID_TEXT_MIN_WORDS: Final = 4
 # A question spells an acronym with this many consecutive words, fewest and most (`csrf` from "cross-site
 # request forgery", `lru` from "least recently used"). Two letters are too many chance matches (`io`,

@@ -324,44 +324,22 @@ def fusion_features(snapshot: Snapshot, query: ParsedQuery, ranking: Ranking, in
     )
 
 
-def file_words(snapshot: Snapshot, path: str) -> frozenset[str]:
-    """The stems of every word in a file's text (identifiers split), for `said_in_passing`; kept per
-    file version, since a question asks it of the few files whose name it says."""
-    record = snapshot.files.get(path)
-    if record is None:
-        return frozenset()
-    key = (path, record.digest)
-    words = _FILE_WORDS.get(key)
-    if words is None:
-        text = snapshot.text(path) or ""
-        words = frozenset(stem(part) for word in set(_WORD.findall(text)) for part in split_identifier(word))
-        if len(_FILE_WORDS) >= _FILE_WORDS_KEPT:
-            _FILE_WORDS.clear()
-        _FILE_WORDS[key] = words
-    return words
-
-
-_WORD = re.compile(r"\w+")
-# Word stems of the files asked about lately, by (path, digest): a few per question, so a few hundred kept.
-_FILE_WORDS: dict[tuple[str, str], frozenset[str]] = {}
-_FILE_WORDS_KEPT = 512
-
-
-def said_in_passing(keywords: frozenset[str], path: str, words: frozenset[str]) -> bool:
+def said_in_passing(keywords: frozenset[str], path: str, text: str) -> bool:
     """Whether a file whose stem the question says (`stem_said`) is named only in passing: the question
-    has SAID_TEXT_MIN_WORDS other words or more and the file's text (`words`, the stems of `file_words`)
-    says none of them, not even inside a longer word (`getentropy` says `entropy`) or by a shorter word
-    that begins it (`config` says `configuration`). "How are exception stack frames rendered with surrounding source
-    lines" says `stack`, and `_stack.py` (a list with push and pop) says nothing of exceptions, frames,
-    rendering or source lines; the file the question is about says them all. A short question ("session
-    management", "SSL certificate verification") is a name with a word or two around it, and a file
-    that lacks those words can still be what it names."""
+    has SAID_TEXT_MIN_WORDS other words or more and the file's `text` holds none of them nor their stems,
+    not even inside a longer word (`getentropy` holds `entropy`). "How are exception stack frames rendered with
+    surrounding source lines" says `stack`, and `_stack.py` (a list with push and pop) says nothing of
+    exceptions, frames, rendering or source lines; the file the question is about says them all. A short
+    question ("session management", "SSL certificate verification") is a name with a word or two around
+    it, and a file that lacks those words can still be what it names. A substring test, not the file's
+    tokens: it costs a scan of text already in memory, and a false match only keeps a lift."""
     pure = PurePosixPath(path)
     named = [stem(word) for word in split_identifier(pure.parent.name if pure.stem in _FACADE_STEMS else pure.stem)]
-    others = {root for root in (stem(word) for word in keywords) if not any(_prefixes(root, part) for part in named)}
+    others = {word: stem(word) for word in keywords if not any(_prefixes(stem(word), part) for part in named)}
     if len(others) < SAID_TEXT_MIN_WORDS:
         return False
-    return not any(root in words or any(root in word or _prefixes(root, word) for word in words) for root in others)
+    lowered = text.lower()
+    return not any(word in lowered or root in lowered for word, root in others.items())
 
 
 def _prior_for(snapshot: Snapshot, query: ParsedQuery, ranking: Ranking, intent: str) -> Callable[[str], float] | None:
@@ -372,7 +350,7 @@ def _prior_for(snapshot: Snapshot, query: ParsedQuery, ranking: Ranking, intent:
     other intents lower only prose: a reference or a line in a test is as much an answer as any."""
     if intent in UNDERSTANDING_INTENTS:
         return file_prior(query, ranking, named=intent in TOPIC_INTENTS, indexed=snapshot.files.__contains__,
-                          words=lambda path: file_words(snapshot, path))
+                          text=snapshot.text)
     if intent == FIND_DEFINITION:
         return file_prior(query, ranking, named=False)
     return prose_prior(query, ranking)
@@ -420,17 +398,21 @@ def is_test_path(path: str) -> bool:
 
 def file_prior(query: ParsedQuery, ranking: Ranking, named: bool = True,
                indexed: Callable[[str], bool] | None = None,
-               words: Callable[[str], frozenset[str]] | None = None) -> Callable[[str], float] | None:
+               text: Callable[[str], str | None] | None = None) -> Callable[[str], float] | None:
     """What a file's path says about it as the answer to an understanding question: the path priors
     times, when `named`, the lift of question words it names (`streams.py` for `how does streaming work`).
     With `indexed` (is this path in the index?), a C/C++ header whose source file sits beside it is a
-    declaration, as a `.d.ts` is: the answer to "how" is in the `.c`. With `words` (a file's word stems),
-    a file whose stem is said only in passing (`said_in_passing`) is not lifted for it."""
+    declaration, as a `.d.ts` is: the answer to "how" is in the `.c`. With `text` (a file's text), a file
+    whose stem is said only in passing (`said_in_passing`) is not lifted for it."""
     if not ranking.path_priors and not (ranking.path_terms and named):
         return None
     keywords = query.keywords if ranking.path_terms and named else frozenset()
     spelled = _spelled(query.raw) if keywords and ranking.acronyms else {}
     tests_wanted, docs_wanted = query.tests_wanted, query.docs_wanted
+
+    def passing(path: str) -> bool:
+        body = text(path) if text is not None else None
+        return body is not None and said_in_passing(keywords, path, body)
 
     def prior(path: str) -> float:
         base = _path_prior(path, tests_wanted, docs_wanted) if ranking.path_priors else 1.0
@@ -439,7 +421,7 @@ def file_prior(query: ParsedQuery, ranking: Ranking, named: bool = True,
         if not keywords:
             return base
         said = SAID_FILE_BOOST if ranking.said_files and stem_said(keywords, path, spelled) \
-            and not (ranking.said_text and words is not None and said_in_passing(keywords, path, words(path))) else 0.0
+            and not (ranking.said_text and passing(path)) else 0.0
         return base * (1.0 + FUSED_PATH_TERM_BOOST * path_term_ratio(keywords, path, spelled)) * (1.0 + said)
 
     return prior
