@@ -186,6 +186,20 @@ FUSED_PATH_TERM_BOOST: Final = 1.0
 # understanding loses two questions whose stem is said in passing (`_stack.py`, `style.py`). 0.5 lost Rich
 # understanding 0.06 and semble 0.003; 0.2 was no better anywhere. Off for an issue's parts (decompose.py).
 SAID_FILE_BOOST: Final = 0.3
+# ... but not when the question has this many other words or more and the file's text says none of them
+# (`_stack.py` for "how are exception stack frames rendered with surrounding source lines"): the name is
+# said in passing. With fewer, a question is a name and a word or two ("session management", "SSL
+# certificate verification"), and semble's labels keep such a file as the answer without those words
+# (`certs.py`, `sessions.py`). Measured: from 3 words, trpc's `observable.ts` ("pattern", "used",
+# "subscriptions") lost its lift (semble-rest −0.0005); from 5, redux's `reducers.ts` kept one it should
+# lose (semble −0.0006); every count from 3 to 5 fixes Rich's `_stack.py`. Asked of every question with
+# exact words only, it cost semble-rest `random.c`, `observable.ts` and `JsonElement.java`.
+SAID_TEXT_MIN_WORDS: Final = 4
+# A question spells an acronym with this many consecutive words, fewest and most (`csrf` from "cross-site
+# request forgery", `lru` from "least recently used"). Two letters are too many chance matches (`io`,
+# `db` from any two words); five is the longest acronym code writes for a file (`cors` is four). Set by
+# reading what code names files after, not fitted.
+ACRONYM_WORDS: Final = (3, 5)
 # File-level aggregation for understanding questions: a file's score is its best chunk's plus this
 # share of its next FILE_COHERENCE_CHUNKS chunks' (a file with several good chunks is about the topic).
 FILE_COHERENCE: Final = 0.1

@@ -30,6 +30,8 @@ class Ranking:
     `abbreviations` adds the short forms code writes (`impl`, `cfg`) to a question's BM25 terms;
     `worded_names` lets a question's plain words name a definition whose every word they say;
     `said_files` lifts, for an understanding question, a file whose whole stem the question says;
+    `said_text` withholds that lift from a file whose text says none of the question's other words;
+    `acronyms` lets a question's spelled-out phrase name a file called by its acronym (`csrf.py`);
     `weights` replaces rows of the DESIGN §3 weight table on fused routes (`bench/fit_weights.py`
     measures alternatives with it; the shipped table is `profiles.WEIGHTS`).
     """
@@ -45,6 +47,8 @@ class Ranking:
     abbreviations: bool = True
     worded_names: bool = True
     said_files: bool = True
+    said_text: bool = True
+    acronyms: bool = True
     binary_vectors: bool = True
     k: int | None = None
     without: frozenset[str] = field(default_factory=frozenset)

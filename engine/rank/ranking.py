@@ -17,7 +17,7 @@ engine/rank/fusion.py applies in its RRF arithmetic. All of them read the query 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import PurePosixPath
@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 from ..model.languages import DOC_LANGUAGES, detect_language
 from ..model.profiles import (
+    ACRONYM_WORDS,
     COMPAT_PRIOR,
     DEFINITION_BOOST,
     DEFINITION_INTENTS,
@@ -43,19 +44,21 @@ from ..model.profiles import (
     PROSE_PRIOR,
     REEXPORT_PRIOR,
     SAID_FILE_BOOST,
+    SAID_TEXT_MIN_WORDS,
     TEST_PRIOR,
     TOPIC_INTENTS,
     TYPE_STUB_PRIOR,
     UNDERSTANDING_INTENTS,
 )
 from ..model.records import Chunk, Hit
-from ..model.tokens import last_name, split_identifier, stem, with_abbreviations
+from ..model.tokens import ENGLISH_STOP_WORDS, last_name, split_identifier, stem, with_abbreviations
 from ..query.parsedquery import (
     ParsedQuery,
     StatedNames,
     asks_about_docs,
     asks_about_tests,
     named_file,
+    query_keywords,
 )
 from ..query.request import Ranking
 
@@ -77,6 +80,8 @@ __all__ = [
     "path_term_ratio",
     "prose_prior",
     "query_path_prior",
+    "said_in_passing",
+    "spelled_acronyms",
     "with_generic",
 ]
 
@@ -129,31 +134,67 @@ def path_parts(path: str) -> frozenset[str]:
     return frozenset(part for part in parts if part)
 
 
-def path_term_ratio(keywords: frozenset[str], path: str) -> float:
-    """Share of the keywords a path names, a shared prefix of 3+ letters counting (`depend` ~ `dependencies`)."""
+def path_term_ratio(keywords: frozenset[str], path: str, spelled: Mapping[str, frozenset[str]] | None = None) -> float:
+    """Share of the keywords a path names, a shared prefix of 3+ letters counting (`depend` ~ `dependencies`).
+    `spelled` maps an acronym to the words the question spells it with (`spelled_acronyms`): a file whose
+    stem is such an acronym names those words (`csrf.py` names "cross-site request forgery"). A longer
+    name with the acronym inside (`sse.types.ts`, `DefaultClientSSESession.kt`) does not: the phrase
+    names the file called by it, not every file that mentions it."""
     if not keywords:
         return 0.0
     parts = path_parts(path)
+    named = _spelled_by(path, spelled) if spelled else frozenset()
     found = 0
     for word in keywords:
-        if word in parts or any(_prefixes(word, part) for part in parts):
+        if word in named or word in parts or any(_prefixes(word, part) for part in parts):
             found += 1
     return found / len(keywords)
 
 
-def stem_said(keywords: frozenset[str], path: str) -> bool:
+def _spelled_by(path: str, spelled: Mapping[str, frozenset[str]]) -> frozenset[str]:
+    """The words that spell a file's stem when the whole stem is one acronym the question spells."""
+    words = split_identifier(PurePosixPath(path).stem)
+    return spelled.get(words[0], frozenset()) if len(words) == 1 else frozenset()
+
+
+def spelled_acronyms(raw: str) -> dict[str, frozenset[str]]:
+    """The acronyms a question spells out, each with the keywords that spell it: "cross-site request
+    forgery" spells `csrf`, "least recently used" `lru`, "abstract syntax tree" `ast`. Code names a file
+    or a module by the acronym, never by the phrase, so the phrase alone cannot say the file's name.
+    A run is ACRONYM_WORDS consecutive words (a hyphen parts words) that begin and end with a content
+    word (`in` may sit inside, as in "just in time"); one that opens or closes on a stop word ("how
+    are routes") spells nothing."""
+    words = _ACRONYM_WORD.findall(raw)
+    spelled: dict[str, frozenset[str]] = {}
+    low, high = ACRONYM_WORDS
+    for start in range(len(words)):
+        for size in range(low, high + 1):
+            run = [word.lower() for word in words[start:start + size]]
+            if len(run) < size or run[0] in ENGLISH_STOP_WORDS or run[-1] in ENGLISH_STOP_WORDS:
+                continue
+            acronym = "".join(word[0] for word in run)
+            spelled[acronym] = spelled.get(acronym, frozenset()) | frozenset(query_keywords(" ".join(run)))
+    return spelled
+
+
+_ACRONYM_WORD = re.compile(r"[A-Za-z]+")
+
+
+def stem_said(keywords: frozenset[str], path: str, spelled: Collection[str] = ()) -> bool:
     """Whether the question says every word of the file's stem: as written, by its stem (`creation`
     says `createStore`, `paths` says `path`), by a longer word the stem begins (`utility` says
     `utils`), by a short form code writes for it (`command` says `cmd`, ABBREVIATIONS), or word by
     word when the stem runs them together (`thread pool` says `threadpool`).
     So `paths.rb` for "path management", not `silence_request.rb` for "rack", and not `timeout.ts`
-    for "time" (the file is about more than the word). A folder's module file goes by the folder's name."""
+    for "time" (the file is about more than the word). A folder's module file goes by the folder's name.
+    `spelled` are the acronyms the question spells out (`spelled_acronyms`): `csrf.py` is said by
+    "cross-site request forgery"."""
     pure = PurePosixPath(path)
     words = split_identifier(pure.parent.name if pure.stem in _FACADE_STEMS else pure.stem)
     if not words:
         return False
     said = _said_stems(keywords)
-    return all(word in keywords or _says(word, said) for word in words)
+    return all(word in keywords or word in spelled or _says(word, said) for word in words)
 
 
 # A folder's module file is named for its folder: `fs/mod.rs`, `router/index.ts`, `http/__init__.py`.
@@ -171,6 +212,11 @@ def _says(word: str, said: frozenset[str]) -> bool:
 @lru_cache(maxsize=256)
 def _said_stems(keywords: frozenset[str]) -> frozenset[str]:
     return keywords | frozenset(with_abbreviations([stem(word) for word in keywords]))
+
+
+@lru_cache(maxsize=256)
+def _spelled(raw: str) -> dict[str, frozenset[str]]:
+    return spelled_acronyms(raw)
 
 
 def _prefixes(word: str, part: str) -> bool:
@@ -278,6 +324,24 @@ def fusion_features(snapshot: Snapshot, query: ParsedQuery, ranking: Ranking, in
     )
 
 
+def said_in_passing(keywords: frozenset[str], path: str, text: str) -> bool:
+    """Whether a file whose stem the question says (`stem_said`) is named only in passing: the question
+    has SAID_TEXT_MIN_WORDS other words or more and the file's `text` holds none of them nor their stems,
+    not even inside a longer word (`getentropy` holds `entropy`). "How are exception stack frames rendered with
+    surrounding source lines" says `stack`, and `_stack.py` (a list with push and pop) says nothing of
+    exceptions, frames, rendering or source lines; the file the question is about says them all. A short
+    question ("session management", "SSL certificate verification") is a name with a word or two around
+    it, and a file that lacks those words can still be what it names. A substring test, not the file's
+    tokens: it costs a scan of text already in memory, and a false match only keeps a lift."""
+    pure = PurePosixPath(path)
+    named = [stem(word) for word in split_identifier(pure.parent.name if pure.stem in _FACADE_STEMS else pure.stem)]
+    others = {word: stem(word) for word in keywords if not any(_prefixes(stem(word), part) for part in named)}
+    if len(others) < SAID_TEXT_MIN_WORDS:
+        return False
+    lowered = text.lower()
+    return not any(word in lowered or root in lowered for word, root in others.items())
+
+
 def _prior_for(snapshot: Snapshot, query: ParsedQuery, ranking: Ranking, intent: str) -> Callable[[str], float] | None:
     """What a file's path says, per intent. An understanding question gets every path prior and the
     lift of the words it names. A definition question gets the path priors without the words, and
@@ -285,7 +349,8 @@ def _prior_for(snapshot: Snapshot, query: ParsedQuery, ranking: Ranking, intent:
     not found (`z.record` is a method no symbol names), the tests that call it must not lead. The
     other intents lower only prose: a reference or a line in a test is as much an answer as any."""
     if intent in UNDERSTANDING_INTENTS:
-        return file_prior(query, ranking, named=intent in TOPIC_INTENTS, indexed=snapshot.files.__contains__)
+        return file_prior(query, ranking, named=intent in TOPIC_INTENTS, indexed=snapshot.files.__contains__,
+                          text=snapshot.text)
     if intent == FIND_DEFINITION:
         return file_prior(query, ranking, named=False)
     return prose_prior(query, ranking)
@@ -332,15 +397,22 @@ def is_test_path(path: str) -> bool:
 
 
 def file_prior(query: ParsedQuery, ranking: Ranking, named: bool = True,
-               indexed: Callable[[str], bool] | None = None) -> Callable[[str], float] | None:
+               indexed: Callable[[str], bool] | None = None,
+               text: Callable[[str], str | None] | None = None) -> Callable[[str], float] | None:
     """What a file's path says about it as the answer to an understanding question: the path priors
     times, when `named`, the lift of question words it names (`streams.py` for `how does streaming work`).
     With `indexed` (is this path in the index?), a C/C++ header whose source file sits beside it is a
-    declaration, as a `.d.ts` is: the answer to "how" is in the `.c`."""
+    declaration, as a `.d.ts` is: the answer to "how" is in the `.c`. With `text` (a file's text), a file
+    whose stem is said only in passing (`said_in_passing`) is not lifted for it."""
     if not ranking.path_priors and not (ranking.path_terms and named):
         return None
     keywords = query.keywords if ranking.path_terms and named else frozenset()
+    spelled = _spelled(query.raw) if keywords and ranking.acronyms else {}
     tests_wanted, docs_wanted = query.tests_wanted, query.docs_wanted
+
+    def passing(path: str) -> bool:
+        body = text(path) if text is not None else None
+        return body is not None and said_in_passing(keywords, path, body)
 
     def prior(path: str) -> float:
         base = _path_prior(path, tests_wanted, docs_wanted) if ranking.path_priors else 1.0
@@ -348,8 +420,9 @@ def file_prior(query: ParsedQuery, ranking: Ranking, named: bool = True,
             base *= TYPE_STUB_PRIOR
         if not keywords:
             return base
-        said = SAID_FILE_BOOST if ranking.said_files and stem_said(keywords, path) else 0.0
-        return base * (1.0 + FUSED_PATH_TERM_BOOST * path_term_ratio(keywords, path)) * (1.0 + said)
+        said = SAID_FILE_BOOST if ranking.said_files and stem_said(keywords, path, spelled) \
+            and not (ranking.said_text and passing(path)) else 0.0
+        return base * (1.0 + FUSED_PATH_TERM_BOOST * path_term_ratio(keywords, path, spelled)) * (1.0 + said)
 
     return prior
 

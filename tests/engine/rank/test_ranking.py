@@ -44,6 +44,8 @@ from fourfold.engine.rank.ranking import (
     path_prior,
     path_term_ratio,
     prose_prior,
+    said_in_passing,
+    spelled_acronyms,
     stem_said,
     with_generic,
 )
@@ -186,6 +188,80 @@ def test_path_term_ratio(query: str, path: str, ratio: float) -> None:
 )
 def test_stem_said(query: str, path: str, said: bool) -> None:
     assert stem_said(query_keywords(query), path) is said
+
+
+def test_an_acronym_is_said_by_the_words_that_spell_it() -> None:
+    question = "how does the framework protect forms against cross-site request forgery"
+    spelled = spelled_acronyms(question)
+    assert spelled["csrf"] == frozenset({"cross", "site", "request", "forgery"})
+    keywords = query_keywords(question)
+    assert not stem_said(keywords, "django/middleware/csrf.py")  # the phrase alone never says the name
+    assert stem_said(keywords, "django/middleware/csrf.py", spelled)
+    assert path_term_ratio(keywords, "django/middleware/csrf.py") == 0.0
+    assert path_term_ratio(keywords, "django/middleware/csrf.py", spelled) == pytest.approx(4 / len(keywords))
+    assert path_term_ratio(keywords, "django/middleware/csrf_types.py", spelled) == 0.0  # only the acronym's file
+    lru = spelled_acronyms("a cache of the least recently used entries")["lru"]
+    assert lru == frozenset({"least", "recently", "used"})
+    assert "jit" in spelled_acronyms("compiled just in time")  # a stop word may sit inside the run
+
+
+def test_a_run_that_opens_or_closes_on_a_stop_word_spells_nothing() -> None:
+    spelled = spelled_acronyms("how are routes registered")
+    assert "har" not in spelled and "arr" not in spelled  # `how` and `are` are stop words
+    assert "rr" not in spelled  # two letters: too many chance matches
+    assert spelled_acronyms("routes") == {}
+
+
+def test_file_prior_lifts_the_file_an_acronym_names() -> None:
+    question = "how does the framework protect forms against cross-site request forgery"
+    prior, without = _prior(question, Ranking()), _prior(question, Ranking(acronyms=False))
+    assert prior("middleware/csrf.py") > prior("contrib/auth/forms.py") > prior("middleware/cache.py")
+    assert without("middleware/csrf.py") == 1.0
+
+
+STACK_QUESTION = "how are exception stack frames rendered with surrounding source lines"
+
+
+@pytest.mark.parametrize(
+    ("query", "path", "text", "passing"),
+    [
+        (STACK_QUESTION, "rich/_stack.py", "class Stack(List[T]):\n    def push(self, item): ...\n", True),
+        (STACK_QUESTION, "rich/traceback.py", "class Stack:\n    frames: List[Frame]\n", False),  # says `frames`
+        # inside a longer word (`getentropy`) still says it
+        ("random number generation using OS entropy", "src/random.c", "int uv__random_getentropy(void);", False),
+        ("how the observable pattern is used for subscriptions and operators", "src/observable.ts",
+         "export function observable(subscribe) { return pipeFromArray(operators); }", False),
+        # a short question is a name with a word or two: too few other words to judge by
+        ("SSL certificate verification", "requests/certs.py", "def where(): return DEFAULT_CA_BUNDLE_PATH", False),
+    ],
+)
+def test_a_file_whose_text_says_none_of_the_other_words_is_said_in_passing(
+        query: str, path: str, text: str, passing: bool) -> None:
+    assert said_in_passing(query_keywords(query), path, text) is passing
+
+
+def test_a_file_said_in_passing_is_not_lifted_for_its_name(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "_stack.py").write_text("class Stack(list):\n    def push(self, item):\n        self.append(item)\n")
+    (root / "traceback.py").write_text(
+        'def render_stack(frames):\n    """Render exception frames with the source lines around them."""\n')
+    opened = Workspace(root, Settings(index_dir=str(tmp_path / "index"), semantic_backend="none"), background=False)
+    try:
+        opened.refresh()
+        snapshot, query = opened.snapshot(), parse_query(STACK_QUESTION)
+
+        def prior(ranking: Ranking) -> Callable[[str], float]:
+            found = fusion_features(snapshot, query, ranking, UNDERSTAND_CODE, direct=False).prior
+            assert found is not None
+            return found
+
+        shipped, without = prior(Ranking()), prior(Ranking(said_text=False))
+        named = 1.0 + FUSED_PATH_TERM_BOOST / len(query.keywords)  # `stack`, one of the question's words
+        assert shipped("_stack.py") == pytest.approx(named)
+        assert without("_stack.py") == pytest.approx(named * (1.0 + SAID_FILE_BOOST))
+    finally:
+        opened.close()
 
 
 def test_path_term_prefixes_need_three_letters() -> None:

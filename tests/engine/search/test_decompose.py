@@ -329,10 +329,12 @@ def test_a_part_of_an_issue_adds_no_short_forms_nor_file_agreement_nor_said_file
         assert ranking.abbreviations is False  # an issue's hundreds of words, each with its short forms, blur
         assert ranking.file_agreement is False  # they find most files at several chunks
         assert ranking.said_files is False  # and say most files' stems
+        assert ranking.acronyms is False  # and spell most three-letter names by chance
         assert ranking.path_terms is False and ranking.definitions is True  # the caller's other switches stand
     assert SearchRequest("how are the header rows written").ranking.abbreviations is True
     assert SearchRequest("how are the header rows written").ranking.file_agreement is True
     assert SearchRequest("how are the header rows written").ranking.said_files is True
+    assert SearchRequest("how are the header rows written").ranking.acronyms is True
 
 
 def test_a_call_graph_step_reaches_the_files_the_stated_definitions_call(tmp_path: Path) -> None:
