@@ -19,12 +19,14 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import accumulate
+from itertools import accumulate, chain
 from pathlib import PurePosixPath
+from typing import Any
 
 import numpy as np
 
 from ..index.snapshot import Snapshot
+from ..model.memory import paused_gc
 from ..model.profiles import (
     CALLABLE_KINDS,
     DEFINITION_KINDS,
@@ -210,19 +212,13 @@ class _Sets:
 
     ids: np.ndarray
     owner: np.ndarray
+    sizes: np.ndarray
 
     @classmethod
     def of(cls, sets: Sequence[Sequence[int]]) -> _Sets:
         sizes = np.fromiter(map(len, sets), dtype=np.int64, count=len(sets))
-        flat = np.fromiter((id_ for row in sets for id_ in row), dtype=np.int64, count=int(sizes.sum()))
-        return cls(flat, np.repeat(np.arange(len(sets), dtype=np.int64), sizes))
-
-    @classmethod
-    def joined(cls, parts: Sequence[_Sets], offsets: Sequence[int]) -> _Sets:
-        if not parts:
-            return cls(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
-        return cls(np.concatenate([part.ids for part in parts]),
-                   np.concatenate([part.owner + offset for part, offset in zip(parts, offsets, strict=True)]))
+        flat = np.fromiter(chain.from_iterable(sets), dtype=np.int64, count=int(sizes.sum()))
+        return cls(flat, np.repeat(np.arange(len(sets), dtype=np.int64), sizes), sizes)
 
     def shared(self, wanted: np.ndarray, rows: int) -> np.ndarray:
         """How many of `wanted` (unique ids) each row's set holds."""
@@ -230,70 +226,77 @@ class _Sets:
 
 
 @dataclass(frozen=True)
-class _Family:
-    """The definitions of one family of kind (callable or type) in some files, as arrays in the order of
-    the files and of their symbols: what `structural_siblings` scores, one numpy pass per query."""
+class _Rows:
+    """One file's definitions of one family of kind (callable or type), in the order of its symbols, with
+    the strings `structural_siblings` compares as ids: computed once per file version."""
 
     symbols: list[Symbol]
     qualified: list[str]
-    names: np.ndarray  # id of each symbol's name
-    parameters: np.ndarray  # its parameter count, -1 when its signature has none
-    spans: np.ndarray  # (start_line, start_col, end_line, end_col) per row
-    words: _Sets  # its name's words
-    bases: _Sets  # the base classes its file's shape gives it
-    members: _Sets  # the member names its file's shape gives it
-    member_counts: np.ndarray
+    names: list[int]  # id of each symbol's name
+    parameters: list[int]  # its parameter count, -1 when its signature has none
+    spans: list[tuple[int, int, int, int]]
+    words: list[list[int]]  # its name's words (lists shared between rows of the same name: never edited)
+    bases: list[list[int]]  # the base classes its file's shape gives it
+    members: list[list[int]]  # the member names its file's shape gives it
 
     @classmethod
-    def of(cls, symbols: list[Symbol], shape: _Shape) -> _Family:
+    def of(cls, symbols: list[Symbol], shape: _Shape) -> _Rows:
         qualified = [symbol.qualified or symbol.name for symbol in symbols]
         with _WORDS.lock:
             names = _WORDS.of(symbol.name for symbol in symbols)
-            words = [_WORDS.of(sorted(_name_words(name))) for name in qualified]
-            bases = [_WORDS.of(sorted(shape.bases.get(name, ()))) for name in qualified]
-            members = [_WORDS.of(sorted(shape.members.get(name, ()))) for name in qualified]
+            bases = [_WORDS.of(sorted(shape.bases[name])) if name in shape.bases else [] for name in qualified]
+            members = [_WORDS.of(sorted(shape.members[name])) if name in shape.members else [] for name in qualified]
         counts = [_parameter_count(symbol.signature) for symbol in symbols]
         spans = [(s.span.start_line, s.span.start_col, s.span.end_line, s.span.end_col) for s in symbols]
-        return cls(symbols, qualified, np.asarray(names, dtype=np.int64),
-                   np.asarray([-1 if count is None else count for count in counts], dtype=np.int64),
-                   np.asarray(spans, dtype=np.int64).reshape(-1, 4), _Sets.of(words), _Sets.of(bases),
-                   _Sets.of(members), np.fromiter(map(len, members), dtype=np.int64, count=len(members)))
+        return cls(symbols, qualified, names, [-1 if count is None else count for count in counts], spans,
+                   [_word_ids(name) for name in qualified], bases, members)
+
+
+@lru_cache(maxsize=1 << 17)
+def _word_ids(name: str) -> list[int]:
+    """The ids of a name's words (`_name_words`): names repeat (`get`, `save`, `__init__`), so each is split once."""
+    with _WORDS.lock:
+        return _WORDS.of(sorted(_name_words(name)))
 
 
 @dataclass(frozen=True)
 class _Table:
-    """One family's definitions across every file of a snapshot, with where each file's rows are."""
+    """One family's definitions across every file of a snapshot, as arrays in the order of the files and
+    of their symbols: what `structural_siblings` scores, one numpy pass per query."""
 
-    rows: _Family
-    paths: list[str]  # each row's path
+    symbols: list[Symbol]
+    qualified: list[str]
+    names: np.ndarray
+    parameters: np.ndarray
+    spans: np.ndarray  # (start_line, start_col, end_line, end_col) per row
+    words: _Sets
+    bases: _Sets
+    members: _Sets
     path_rank: np.ndarray  # each row's path's place in sorted order (ties sort by path first)
     folders: np.ndarray  # each row's folder id
     files: dict[str, tuple[int, int]]  # path -> its rows [start, end)
 
     @classmethod
-    def of(cls, blocks: Sequence[tuple[str, _Family]]) -> _Table:
+    def of(cls, blocks: Sequence[tuple[str, _Rows]]) -> _Table:
         sizes = [len(block.symbols) for _, block in blocks]
         offsets = [0, *accumulate(sizes)]
         parts = [block for _, block in blocks]
-        paths = [path for path, block in blocks for _ in block.symbols]
-        order = {path: rank for rank, path in enumerate(sorted({path for path, _ in blocks}))}
+        order = {path: rank for rank, path in enumerate(sorted(path for path, _ in blocks))}
         with _WORDS.lock:
             folders = _WORDS.of(_folder(path) for path, _ in blocks)
         size_array = np.asarray(sizes, dtype=np.int64)
-        rows = _Family(
-            [symbol for part in parts for symbol in part.symbols],
-            [name for part in parts for name in part.qualified],
-            np.concatenate([part.names for part in parts]) if parts else np.zeros(0, dtype=np.int64),
-            np.concatenate([part.parameters for part in parts]) if parts else np.zeros(0, dtype=np.int64),
-            np.concatenate([part.spans for part in parts]) if parts else np.zeros((0, 4), dtype=np.int64),
-            _Sets.joined([part.words for part in parts], offsets[:-1]),
-            _Sets.joined([part.bases for part in parts], offsets[:-1]),
-            _Sets.joined([part.members for part in parts], offsets[:-1]),
-            np.concatenate([part.member_counts for part in parts]) if parts else np.zeros(0, dtype=np.int64),
-        )
-        return cls(rows, paths, np.repeat(np.asarray([order[path] for path, _ in blocks], dtype=np.int64), size_array),
-                   np.repeat(np.asarray(folders, dtype=np.int64), size_array),
-                   {path: (offsets[i], offsets[i + 1]) for i, (path, _) in enumerate(blocks)})
+        count = offsets[-1]
+
+        def flat(field: str) -> list[Any]:
+            return list(chain.from_iterable(getattr(part, field) for part in parts))
+
+        return cls(
+            flat("symbols"), flat("qualified"), np.asarray(flat("names"), dtype=np.int64),
+            np.asarray(flat("parameters"), dtype=np.int64), np.asarray(flat("spans"), dtype=np.int64).reshape(count, 4),
+            _Sets.of(flat("words")), _Sets.of(flat("bases")), _Sets.of(flat("members")),
+            np.repeat(np.asarray([order[path] for path, _ in blocks], dtype=np.int64), size_array),
+            np.repeat(np.asarray(folders, dtype=np.int64), size_array),
+            {path: (offsets[i], offsets[i + 1]) for i, (path, _) in enumerate(blocks)})
 
 
 @lru_cache(maxsize=1 << 16)
@@ -301,28 +304,26 @@ def _folder(path: str) -> str:
     return str(PurePosixPath(path).parent)
 
 
-_BLOCKS: dict[int, tuple[ParsedFile, dict[str, _Family]]] = {}
+_BLOCKS: dict[int, tuple[ParsedFile, dict[str, _Rows | None]]] = {}
 _TABLES: dict[str, tuple[Mapping[str, ParsedFile], int, int, _Table]] = {}
 _TABLES_LOCK = threading.Lock()
 
 
-def _blocks(parsed: ParsedFile) -> dict[str, _Family]:
-    """A file's definitions by family, as arrays; cached by identity as `_shape` is."""
+def _block(parsed: ParsedFile, family: str) -> _Rows | None:
+    """A file's definitions of `family` as ids, None when it has none; cached by identity as `_shape` is,
+    each family computed when first asked."""
     entry = _BLOCKS.get(id(parsed))
-    if entry is not None and entry[0] is parsed:
-        return entry[1]
-    by_family: dict[str, list[Symbol]] = defaultdict(list)
-    for symbol in parsed.symbols:
-        family = _family(symbol.kind)
-        if family is not None:
-            by_family[family].append(symbol)
-    shape = _shape(parsed) if by_family else _Shape({}, {})
-    made = {family: _Family.of(symbols, shape) for family, symbols in by_family.items()}
-    with _SHAPES_LOCK:
-        if len(_BLOCKS) >= SHAPE_CACHE_FILES:
-            del _BLOCKS[next(iter(_BLOCKS))]
-        _BLOCKS[id(parsed)] = (parsed, made)
-    return made
+    if entry is None or entry[0] is not parsed:
+        entry = (parsed, {})
+        with _SHAPES_LOCK:
+            if len(_BLOCKS) >= SHAPE_CACHE_FILES:
+                del _BLOCKS[next(iter(_BLOCKS))]
+            _BLOCKS[id(parsed)] = entry
+    made = entry[1]
+    if family not in made:
+        symbols = [symbol for symbol in parsed.symbols if _family(symbol.kind) == family]
+        made[family] = _Rows.of(symbols, _shape(parsed)) if symbols else None
+    return made[family]
 
 
 def _table(snapshot: Snapshot, family: str) -> _Table:
@@ -332,8 +333,9 @@ def _table(snapshot: Snapshot, family: str) -> _Table:
     entry = _TABLES.get(family)
     if entry is not None and entry[0] is parsed and entry[1:3] == (snapshot.generation, len(parsed)):
         return entry[3]
-    blocks = [(path, block) for path, one in parsed.items() if (block := _blocks(one).get(family)) is not None]
-    table = _Table.of(blocks)
+    with paused_gc():  # hundreds of thousands of small objects, none in a cycle (see paused_gc)
+        blocks = [(path, block) for path, one in parsed.items() if (block := _block(one, family)) is not None]
+        table = _Table.of(blocks)
     with _TABLES_LOCK:
         _TABLES[family] = (parsed, snapshot.generation, len(parsed), table)
     return table
@@ -359,8 +361,7 @@ def structural_siblings(snapshot: Snapshot, seed: Seed, depth: int) -> list[Hit]
     members = _shape(seed_parsed).members.get(seed.symbol, frozenset())
     parameters = _parameter_count(seed_symbol.signature)
     words = _name_words(seed.symbol)
-    table = _table(snapshot, family)
-    rows = table.rows
+    rows = _table(snapshot, family)
     count = len(rows.symbols)
     score = np.zeros(count, dtype=np.float64)
     excluded = np.zeros(count, dtype=bool)
@@ -368,7 +369,7 @@ def structural_siblings(snapshot: Snapshot, seed: Seed, depth: int) -> list[Hit]
     if bases:
         score[rows.bases.shared(base_ids, count) > 0] += SIBLING_BASE
         excluded |= np.isin(rows.names, base_ids)  # the seed's own base is what it specialises
-    start, end = table.files.get(seed.path, (0, 0))
+    start, end = rows.files.get(seed.path, (0, 0))
     for row in range(start, end):
         if _is_seed(seed, seed.path, rows.qualified[row]):
             excluded[row] = True
@@ -376,8 +377,9 @@ def structural_siblings(snapshot: Snapshot, seed: Seed, depth: int) -> list[Hit]
             score[row] += SIBLING_CONTAINER
     if members:
         inside = rows.members.shared(_WORDS.known(members), count)
-        theirs = rows.member_counts > 0
-        score[theirs] += SIBLING_MEMBERS * inside[theirs] / (len(members) + rows.member_counts[theirs] - inside[theirs])
+        sizes = rows.members.sizes
+        theirs = sizes > 0
+        score[theirs] += SIBLING_MEMBERS * inside[theirs] / (len(members) + sizes[theirs] - inside[theirs])
     if parameters is not None and family == "callable":
         score[rows.parameters == parameters] += SIBLING_PARAMETERS
     if words:
@@ -385,12 +387,12 @@ def structural_siblings(snapshot: Snapshot, seed: Seed, depth: int) -> list[Hit]
     kept = np.flatnonzero((score > 0) & ~excluded)
     folder = _WORDS.known([_folder(seed.path)])
     if folder.size:
-        score[kept[table.folders[kept] == folder[0]]] += SIBLING_FOLDER
+        score[kept[rows.folders[kept] == folder[0]]] += SIBLING_FOLDER
     if kept.size > depth:  # only rows scoring at least the depth-th best can be shown
         floor = np.partition(score[kept], kept.size - depth)[kept.size - depth]
         kept = kept[score[kept] >= floor]
     spans = rows.spans[kept]
-    order = kept[np.lexsort((kept, spans[:, 3], spans[:, 2], spans[:, 1], spans[:, 0], table.path_rank[kept],
+    order = kept[np.lexsort((kept, spans[:, 3], spans[:, 2], spans[:, 1], spans[:, 0], rows.path_rank[kept],
                              -score[kept]))]
     return [Hit(s.path, s.span, float(score[row]), s.qualified or s.name, s.kind, s.signature, s.language)
             for row in order[:depth].tolist() for s in (rows.symbols[row],)]
