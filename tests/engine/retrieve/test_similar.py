@@ -9,6 +9,14 @@ import pytest
 from tree import indexed_workspace
 
 from fourfold.engine import SearchRequest, Settings, Workspace
+from fourfold.engine.model.profiles import (
+    SIBLING_BASE,
+    SIBLING_CONTAINER,
+    SIBLING_FOLDER,
+    SIBLING_MEMBERS,
+    SIBLING_NAME_WORDS,
+    SIBLING_PARAMETERS,
+)
 from fourfold.engine.query.parsedquery import query_keywords
 from fourfold.engine.retrieve.similar import named_seed, structural_siblings
 
@@ -95,5 +103,48 @@ def test_the_seed_named_by_path_words_wins_among_namesakes(tmp_path: Path) -> No
         assert seed is not None and seed.path == "backends/postgresql/operations.py"
         response = opened.search(SearchRequest("similar to the PostgreSQL DatabaseOperations"))
         assert [r.path for r in response.results][:1] == ["backends/mysql/operations.py"]
+    finally:
+        opened.close()
+
+
+def test_structural_siblings_scores_add_up_the_shared_base_members_parameters_and_folder(
+        workspace: Workspace) -> None:
+    """Every definition of the seed's family is scored at once over arrays; the points are the documented
+    sums: LocMemCache shares the base and all three members, RedisCache the base and two of three, both a
+    name word and the seed's folder. A method scores for the parameter count and the class it belongs to."""
+    snapshot = workspace.snapshot()
+    seed = named_seed(snapshot, "FileBasedCache", query_keywords("FileBasedCache"))
+    assert seed is not None
+    scores = {hit.symbol: hit.score for hit in structural_siblings(snapshot, seed, 10)}
+    shared_word = SIBLING_NAME_WORDS * 1 / 3  # "cache" of file, based, cache
+    assert scores["LocMemCache"] == SIBLING_BASE + SIBLING_MEMBERS * 3 / 3 + shared_word + SIBLING_FOLDER
+    assert scores["RedisCache"] == SIBLING_BASE + SIBLING_MEMBERS * 2 / 3 + shared_word + SIBLING_FOLDER
+    method = named_seed(snapshot, "FileBasedCache.get", frozenset())
+    assert method is not None and method.symbol == "FileBasedCache.get"
+    ranked = structural_siblings(snapshot, method, 20)
+    by_name = {hit.symbol: hit.score for hit in ranked}
+    assert by_name["FileBasedCache.set"] == SIBLING_CONTAINER + SIBLING_FOLDER  # same class; 2 parameters, not 1
+    assert by_name["LocMemCache.get"] == SIBLING_PARAMETERS + SIBLING_NAME_WORDS + SIBLING_FOLDER
+    assert "FileBasedCache.get" not in by_name
+    assert structural_siblings(snapshot, method, 0) == []
+    assert [hit.score for hit in ranked] == sorted((hit.score for hit in ranked), reverse=True)
+
+
+def test_structural_siblings_see_a_file_added_since_the_last_query(tmp_path: Path) -> None:
+    """The scoring table is kept per snapshot: a new sibling is ranked by the next query, a removed one is gone."""
+    source = {"a/one.py": "class One(Base):\n    def run(self, job):\n        pass\n",
+              "a/two.py": "class Two(Base):\n    def run(self, job):\n        pass\n"}
+    opened = indexed_workspace(tmp_path / "tree", source, tmp_path / "index")
+    try:
+        seed = named_seed(opened.snapshot(), "One", frozenset())
+        assert seed is not None
+        assert [hit.symbol for hit in structural_siblings(opened.snapshot(), seed, 10)] == ["Two"]
+        added = tmp_path / "tree" / "a" / "three.py"
+        added.write_text("class Three(Base):\n    def run(self, job):\n        pass\n")
+        opened.update_file(added)
+        assert [hit.symbol for hit in structural_siblings(opened.snapshot(), seed, 10)] == ["Three", "Two"]
+        (tmp_path / "tree" / "a" / "two.py").unlink()
+        opened.update_file(tmp_path / "tree" / "a" / "two.py")
+        assert [hit.symbol for hit in structural_siblings(opened.snapshot(), seed, 10)] == ["Three"]
     finally:
         opened.close()
