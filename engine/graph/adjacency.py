@@ -55,8 +55,9 @@ class Adjacency:
         self._ids: dict[str, int] = {}  # every node id ever named -> its integer
         self._names: list[str] = []  # integer -> node id
         self._paths: dict[int, str | None] = {}  # the nodes there, in order, with their file's path
-        self._succ: dict[int, array[int]] = {}  # only nodes with an edge out
-        self._pred: dict[int, array[int]] = {}  # only nodes with an edge in
+        # node integer -> its successors / predecessors; None when it has none (or is not there)
+        self._succ: list[array[int] | None] = []
+        self._pred: list[array[int] | None] = []
         self._slots: dict[int, int] = {}  # edge key -> its place in the columns below
         self._kinds: array[int] = array("b")
         self._weights: array[float] = array("d")
@@ -70,6 +71,8 @@ class Adjacency:
         if found is None:
             found = self._ids[node] = len(self._names)
             self._names.append(node)
+            self._succ.append(None)
+            self._pred.append(None)
         return found
 
     def name(self, node: int) -> str:
@@ -103,20 +106,23 @@ class Adjacency:
             node = self._ids.get(name)
             if node is None or self._paths.pop(node, _ABSENT) is _ABSENT:
                 continue
-            for target in self._succ.pop(node, _EMPTY):
+            successors, self._succ[node] = self._succ[node] or _EMPTY, None
+            for target in successors:
                 self._release(edge_key(node, target))
                 self._unlink(self._pred, target, node)
-            for source in self._pred.pop(node, _EMPTY):
+            predecessors, self._pred[node] = self._pred[node] or _EMPTY, None
+            for source in predecessors:
                 self._release(edge_key(source, node))
                 self._unlink(self._succ, source, node)
 
     # --- edges ------------------------------------------------------------------------------------
 
-    def set_edge(self, source: int, target: int, data: EdgeData) -> None:
-        """Add the edge, or replace its data in place; a node it names that is not there is added."""
-        key = edge_key(source, target)
+    def set_edge(self, key: int, data: EdgeData) -> None:
+        """Add the edge `key` (`edge_key`), or replace its data in place; a node it names that is not there
+        is added. The key object itself is kept: the graph's evidence holds the same one."""
         slot = self._slots.get(key)
         if slot is None:
+            source, target = edge_ends(key)
             if source not in self._paths:
                 self._paths[source] = None
             if target not in self._paths:
@@ -133,9 +139,10 @@ class Adjacency:
         else:
             self._kinds[slot], self._weights[slot] = data
 
-    def remove_edge(self, source: int, target: int) -> None:
-        """Remove the edge when it is there."""
-        if self._release(edge_key(source, target)):
+    def remove_edge(self, key: int) -> None:
+        """Remove the edge `key` when it is there."""
+        if self._release(key):
+            source, target = edge_ends(key)
             self._unlink(self._succ, source, target)
             self._unlink(self._pred, target, source)
 
@@ -147,19 +154,20 @@ class Adjacency:
         """(predecessor, edge kind) in edge order; KeyError when `node` is not in the graph."""
         return self._ends(node, self._pred, outgoing=False)
 
-    def _ends(self, name: str, side: dict[int, array[int]], *, outgoing: bool) -> list[tuple[str, int]]:
+    def _ends(self, name: str, side: list[array[int] | None], *, outgoing: bool) -> list[tuple[str, int]]:
         node = self._ids[name]
         if node not in self._paths:
             raise KeyError(name)
         names, slots, kinds = self._names, self._slots, self._kinds
+        ends = side[node] or _EMPTY
         if outgoing:
-            return [(names[other], kinds[slots[node << _TARGET_BITS | other]]) for other in side.get(node, _EMPTY)]
-        return [(names[other], kinds[slots[other << _TARGET_BITS | node]]) for other in side.get(node, _EMPTY)]
+            return [(names[other], kinds[slots[node << _TARGET_BITS | other]]) for other in ends]
+        return [(names[other], kinds[slots[other << _TARGET_BITS | node]]) for other in ends]
 
     def edges(self) -> Iterator[tuple[str, str, EdgeData]]:
         names, slots, kinds, weights = self._names, self._slots, self._kinds, self._weights
         for source in self._paths:
-            for target in self._succ.get(source, _EMPTY):
+            for target in self._succ[source] or _EMPTY:
                 slot = slots[edge_key(source, target)]
                 yield names[source], names[target], (kinds[slot], weights[slot])
 
@@ -172,34 +180,35 @@ class Adjacency:
         nodes = [self._names[node] for node in self._paths]
         position = np.zeros(len(self._names), dtype=np.int64)
         position[order] = np.arange(len(order), dtype=np.int64)
-        lengths = np.fromiter((len(self._succ.get(node, _EMPTY)) for node in self._paths), dtype=np.int64,
-                              count=len(order))
+        succ = self._succ
+        lengths = np.fromiter((len(succ[node] or _EMPTY) for node in self._paths), dtype=np.int64, count=len(order))
         count = int(lengths.sum())
         rows = np.repeat(np.arange(len(order), dtype=np.int64), lengths)
-        targets = np.fromiter((target for node in self._paths for target in self._succ.get(node, _EMPTY)),
+        targets = np.fromiter((target for node in self._paths for target in succ[node] or _EMPTY),
                               dtype=np.int64, count=count)
         slots = self._slots
         where = np.fromiter((slots[node << _TARGET_BITS | target] for node in self._paths
-                             for target in self._succ.get(node, _EMPTY)), dtype=np.int64, count=count)
+                             for target in succ[node] or _EMPTY), dtype=np.int64, count=count)
         weights = np.frombuffer(self._weights, dtype=np.float64)[where] if count else np.zeros(0)
         return nodes, rows, position[targets], weights
 
     # --- storage ----------------------------------------------------------------------------------
 
     @staticmethod
-    def _link(side: dict[int, array[int]], node: int, other: int) -> None:
-        ends = side.get(node)
+    def _link(side: list[array[int] | None], node: int, other: int) -> None:
+        ends = side[node]
         if ends is None:
             side[node] = array("i", (other,))
         else:
             ends.append(other)
 
     @staticmethod
-    def _unlink(side: dict[int, array[int]], node: int, other: int) -> None:
+    def _unlink(side: list[array[int] | None], node: int, other: int) -> None:
         ends = side[node]
+        assert ends is not None
         ends.remove(other)
         if not ends:
-            del side[node]
+            side[node] = None
 
     def _release(self, key: int) -> bool:
         slot = self._slots.pop(key, None)

@@ -5,14 +5,13 @@ A user asking `who calls load_settings` gets the call sites, most important call
 inheritance and imports, nearest first, each with the chain that connects it. Fusion also uses the
 graph's PageRank centrality to lift hubs a little above obscure leaves of equal relevance.
 
-The graph's nodes are files (`file:<path>`) and definitions (`sym:<path>#<qualified>`), kept in
-integer ids in compact arrays (adjacency.py; networkx only for a reader who asks for `graph`); an edge
-`a -> b` means
-"a uses b" (calls, references, inherits, imports) or "a contains b". Names are resolved without a
-type checker, by proximity: a definition in the same file, then in a file this file imports, then in
-the same folder, then anywhere if the name is unique enough. Ambiguity is kept, not guessed away: a
-call that could mean n definitions becomes n edges of weight 1/n. Its numbers and word lists are in
-tuning.py, its PageRank in centrality.py.
+The graph's nodes are files (`file:<path>`) and definitions (`sym:<path>#<qualified>`), held as
+interned integers in compact arrays (adjacency.py; networkx only for a reader who asks for `graph`);
+an edge `a -> b` means "a uses b" (calls, references, inherits, imports) or "a contains b". Names are
+resolved without a type checker, by proximity: a definition in the same file, then in a file this file
+imports, then in the same folder, then anywhere if the name is unique enough. Ambiguity is kept, not
+guessed away: a call that could mean n definitions becomes n edges of weight 1/n. Its numbers and word
+lists are in tuning.py, its PageRank in centrality.py.
 
 Updates are per file and cheap: a file's own nodes and edges are replaced at once, while other
 files' references that might now resolve differently are re-resolved lazily, before the next query.
@@ -26,7 +25,7 @@ import re
 import threading
 import time
 from collections import Counter, deque
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 import numpy as np
@@ -35,7 +34,7 @@ from ..model.languages import detect_language
 from ..model.memory import paused_gc
 from ..model.profiles import IMPACT_DEPTH
 from ..model.records import Hit, ParsedFile, Reference, Span, Symbol
-from .adjacency import Adjacency, edge_ends, edge_key
+from .adjacency import Adjacency, edge_key
 from .centrality import Rank, StoredRank
 from .imports import FileSet, path_keys, resolve_import, spec_keys
 from .tuning import TUNING, GraphTuning
@@ -88,6 +87,9 @@ _COUNT_SHIFT = 4 * _FIELD_BITS
 # An edge's evidence: its one contribution when it was seen once (most edges), else contribution -> times
 # seen, in the order they arrived (a dict per edge was ~180 bytes for Django's 193k edges).
 Evidence = int | dict[Contribution, int]
+# A name -> nodes (or paths) index: the one value most keys have, else the set of them (Django has ~100k
+# keys, and a set of one is 216 bytes).
+NameIndex = dict[str, str | set[str]]
 K = TypeVar("K")
 
 
@@ -175,6 +177,13 @@ def _last_name(name: str) -> str:
     return _QUALIFIER.split(name)[-1]
 
 
+def _forget_names() -> None:
+    """Empty the name-splitting caches. They pay off within a build, where names repeat across files;
+    kept after it they held ~27 MiB of Django's names (issue 17) for the few names an edit brings."""
+    for cached in (_word_set, _last_name, _dotted):
+        cached.cache_clear()
+
+
 def _folder(path: str) -> str:
     return path.rpartition("/")[0]
 
@@ -214,16 +223,18 @@ class CodeGraph:
         self._nodes: dict[str, dict[str, Symbol]] = {}  # path -> node -> symbol
         self._symbols: dict[str, Symbol] = {}
         self._homes: dict[str, _Home] = {}  # node -> where it is defined, precomputed for resolution
-        self._defs: dict[str, set[str]] = {}  # simple name -> nodes
-        self._qualified: dict[str, set[str]] = {}  # dotted qualified name -> nodes
-        self._words: dict[str, set[str]] = {}  # name word -> nodes
+        self._defs: NameIndex = {}  # simple name -> nodes
+        self._qualified: NameIndex = {}  # dotted qualified name -> nodes
+        self._words: NameIndex = {}  # name word -> nodes
         self._imports: dict[str, frozenset[str]] = {}  # path -> imported paths
-        self._importers: dict[str, set[str]] = {}  # spec key -> importing paths
+        self._importers: NameIndex = {}  # spec key -> importing paths
         self._refs: dict[str, dict[str, list[Reference]]] = {}  # path -> simple name -> refs
-        self._referencers: dict[str, set[str]] = {}  # simple name -> referencing paths
+        self._referencers: NameIndex = {}  # simple name -> referencing paths
         self._tiers: dict[str, dict[str, int]] = {}  # path -> simple name -> tier it resolved at
         self._evidence: dict[int, Evidence] = {}  # edge key (adjacency.edge_key) -> its evidence
-        # path -> group -> what it added to `_evidence`, as [edge key, contribution, edge key, ...]
+        # path -> group -> what it added to `_evidence`: per use [contribution, source, its targets...], as
+        # node integers (the interned objects themselves, so a use costs 8 bytes a target); a contribution's
+        # count says how many targets follow it
         self._added: dict[str, dict[str, list[int]]] = {}
         # Edges whose evidence changed since the last flush, in the order they were touched: a dict, not a
         # set, so a node's predecessors come out in one order in every process (a set of strings
@@ -280,6 +291,7 @@ class CodeGraph:
         CodeGraph.builds += 1
         with paused_gc():
             self._build_all(files)
+        _forget_names()
 
     def ensure_built(self) -> None:
         """Build the edges of a deferred graph now (the stored centrality stays: same files, same graph)."""
@@ -341,7 +353,7 @@ class CodeGraph:
         for name in changed:
             self._mark_name(path, name, min(before[name], self._global_count(name)))
         if path.lower().endswith(SOURCE_SUFFIXES):
-            self._stale_headers |= {self._homes[node].path for name in changed for node in self._defs.get(name, ())
+            self._stale_headers |= {self._homes[node].path for name in changed for node in _looked_up(self._defs, name)
                                     if self._homes[node].path.lower().endswith(HEADER_SUFFIXES)}
         if parsed is not None:
             self._resolve_file(path)
@@ -361,10 +373,10 @@ class CodeGraph:
             self._symbols[node] = symbol
             self._homes[node] = _Home.of(path, folder, symbol)
             self._graph.add_node(node, path)
-            self._defs.setdefault(symbol.name, set()).add(node)
-            self._qualified.setdefault(_dotted(symbol.qualified or symbol.name), set()).add(node)
+            _index(self._defs, symbol.name, node)
+            _index(self._qualified, _dotted(symbol.qualified or symbol.name), node)
             for word in _word_set(symbol.name):
-                self._words.setdefault(word, set()).add(node)
+                _index(self._words, word, node)
         self._nodes[path] = nodes
         refs: dict[str, list[Reference]] = {}
         for ref in parsed.references:
@@ -372,10 +384,10 @@ class CodeGraph:
         self._refs[path] = refs
         self._tiers[path] = {}
         for name in refs:
-            self._referencers.setdefault(name, set()).add(path)
+            _index(self._referencers, name, path)
         for spec in parsed.imports:
             for key in spec_keys(spec):
-                self._importers.setdefault(key, set()).add(path)
+                _index(self._importers, key, path)
         self._imports[path] = frozenset()
 
     def _remove_nodes(self, path: str, *, keep_file: bool) -> None:
@@ -405,7 +417,7 @@ class CodeGraph:
     def _mark_importers(self, path: str) -> None:
         """A file appeared or vanished: imports that could name it must be resolved again."""
         for key in path_keys(path):
-            self._stale_files |= self._importers.get(key, set()) - {path}
+            self._stale_files.update(importer for importer in _looked_up(self._importers, key) if importer != path)
 
     def _mark_name(self, path: str, name: str, global_count: int) -> None:
         """Queue the uses of `name` whose resolution a change of its definitions in `path` can alter.
@@ -415,7 +427,7 @@ class CodeGraph:
         """
         folder = _folder(path)
         global_matters = global_count <= self._tuning.max_ambiguity
-        for referencer in self._referencers.get(name, ()):
+        for referencer in _looked_up(self._referencers, name):
             if referencer == path:
                 continue
             near = path in self._imports.get(referencer, ()) or _folder(referencer) == folder
@@ -427,7 +439,7 @@ class CodeGraph:
         return [source for source, _ in self._graph.predecessors(node)] if node in self._graph else []
 
     def _global_count(self, name: str) -> int:
-        return sum(1 for node in self._defs.get(name, ()) if self._symbols[node].container is None)
+        return sum(1 for node in _looked_up(self._defs, name) if self._symbols[node].container is None)
 
     # --- resolution -------------------------------------------------------------------------------
 
@@ -470,13 +482,13 @@ class CodeGraph:
         for node, symbol in self._nodes[path].items():
             if symbol.kind not in DECLARED_KINDS:
                 continue
-            found = sorted(n for n in self._qualified.get(_dotted(symbol.qualified or symbol.name), ())
+            found = sorted(n for n in _looked_up(self._qualified, _dotted(symbol.qualified or symbol.name))
                            if self._homes[n].path.lower().endswith(SOURCE_SUFFIXES))
             sibling = [n for n in found if self._homes[n].path.rpartition(".")[0] == stem]
             targets = sibling or (found if len(found) <= self._tuning.max_ambiguity else [])
-            implemented = _contribution(_REFERENCES_KIND, len(targets), _NO_SPAN)
-            for target in targets:
-                self._add_evidence(path, _IMPLEMENTS, node, target, implemented)
+            if targets:
+                self._add_evidence(path, _IMPLEMENTS, node, targets,
+                                   _contribution(_REFERENCES_KIND, len(targets), _NO_SPAN))
 
     def _add_containment(self, path: str) -> None:
         nodes = self._nodes[path]
@@ -484,7 +496,7 @@ class CodeGraph:
             qualified = _dotted(symbol.qualified or symbol.name)
             parent = symbol_node_id(path, qualified.rpartition(".")[0]) if "." in qualified else ""
             source = parent if parent in nodes else file_node(path)
-            self._add_evidence(path, _CONTAINS, source, node, _CONTAINED)
+            self._add_evidence(path, _CONTAINS, source, [node], _CONTAINED)
 
     def _resolve_imports(self, path: str) -> bool:
         """(Re)resolve a file's imports; True when the set of imported files changed."""
@@ -493,8 +505,8 @@ class CodeGraph:
         targets: set[str] = set()
         for spec in self._specs[path]:
             found = resolve_import(spec, path, language, self._files)
-            for target in found:
-                self._add_evidence(path, _IMPORTS, file_node(path), file_node(target),
+            if found:
+                self._add_evidence(path, _IMPORTS, file_node(path), [file_node(target) for target in found],
                                    _contribution(_IMPORTS_KIND, len(found), _NO_SPAN))
             targets.update(found)
         imported = frozenset(targets)
@@ -531,9 +543,11 @@ class CodeGraph:
                 span = ref.span
                 contribution = _contribution(_REFERENCE_KINDS.get(ref.kind, _REFERENCES_KIND), len(targets),
                                              (span.start_line, span.start_col, span.end_line, span.end_col))
+                added.append(contribution)
+                added.append(source)
+                added += targets
                 for target in targets:
                     edge = edge_key(source, target)
-                    added += (edge, contribution)
                     _with_contribution(evidences, edge, contribution)
                     touched[edge] = None
             if not added:
@@ -548,12 +562,12 @@ class CodeGraph:
         outside any class qualify (`x.join()` says nothing about which class's `join`), and only
         when there are few of them.
         """
-        found = self._defs.get(_last_name(name), set())
+        found = _looked_up(self._defs, _last_name(name))
         dotted = _dotted(name)
         homes = self._homes
         if "." in dotted:
             tail = "." + dotted
-            exact = {n for n in found if homes[n].dotted.endswith(tail)}
+            exact = {n for n in found if homes[n].dotted == dotted or homes[n].dotted.endswith(tail)}
             # A use qualified by a name no candidate lives in (`ets.lookup` in Erlang's kv_store, which
             # defines `kv_store.lookup`) may still mean a top-level definition, never another container's.
             found = exact or {n for n in found if homes[n].top_level}
@@ -585,24 +599,34 @@ class CodeGraph:
         return GLOBAL_TIER, anywhere if len(anywhere) <= self._tuning.max_ambiguity else []
 
     def _qualified_of(self, node: str) -> str:
-        return self._homes[node].dotted[1:]
+        return self._homes[node].dotted
 
     # --- evidence bookkeeping ---------------------------------------------------------------------
 
-    def _add_evidence(self, path: str, group: str, source: str, target: str, contribution: Contribution) -> None:
-        # The same bookkeeping runs inlined in `_resolve_names`.
-        edge = edge_key(self._graph.node_id(source), self._graph.node_id(target))
-        self._added.setdefault(path, {}).setdefault(group, []).extend((edge, contribution))
-        _with_contribution(self._evidence, edge, contribution)
-        self._touched[edge] = None
+    def _add_evidence(self, path: str, group: str, source: str, targets: Sequence[str],
+                      contribution: Contribution) -> None:
+        """One use linking `source` to each of `targets` (as many as the contribution's count); the same
+        bookkeeping runs inlined in `_resolve_names`."""
+        node_id = self._graph.node_id
+        start, ends = node_id(source), [node_id(target) for target in targets]
+        self._added.setdefault(path, {}).setdefault(group, []).extend((contribution, start, *ends))
+        for end in ends:
+            edge = edge_key(start, end)
+            _with_contribution(self._evidence, edge, contribution)
+            self._touched[edge] = None
 
     def _drop_group(self, path: str, group: str) -> None:
         added = self._added.get(path, {}).pop(group, [])
         evidences, touched = self._evidence, self._touched
-        for at in range(0, len(added), 2):
-            edge = added[at]
-            _without_contribution(evidences, edge, added[at + 1])
-            touched[edge] = None
+        at = 0
+        while at < len(added):
+            contribution, source = added[at], added[at + 1]
+            end = at + 2 + _count_of(contribution)
+            for target in added[at + 2 : end]:
+                edge = edge_key(source, target)
+                _without_contribution(evidences, edge, contribution)
+                touched[edge] = None
+            at = end
 
     def _drop_evidence(self, path: str, keep: tuple[str, ...] = ()) -> None:
         for group in [g for g in self._added.get(path, {}) if g not in keep]:
@@ -619,9 +643,8 @@ class CodeGraph:
         graph = self._graph
         for edge in self._touched:
             evidence = self._evidence.get(edge)
-            source, target = edge_ends(edge)
             if evidence is None:
-                graph.remove_edge(source, target)
+                graph.remove_edge(edge)
                 continue
             # most edges: one use, or one kind of use, and fsum of one term is that term
             if isinstance(evidence, int):
@@ -632,7 +655,7 @@ class CodeGraph:
             else:
                 strongest = max(evidence)
                 weight = math.fsum(count / _count_of(c) for c, count in evidence.items())
-            graph.set_edge(source, target, (_kind_of(strongest), weight))
+            graph.set_edge(edge, (_kind_of(strongest), weight))
         self._touched.clear()
 
     # --- centrality -------------------------------------------------------------------------------
@@ -718,10 +741,10 @@ class CodeGraph:
         if name in self._specs:
             return [file_node(name)]
         dotted = _dotted(name)
-        found = self._qualified.get(dotted) or {
+        found = _looked_up(self._qualified, dotted) or {
             n
-            for n in self._defs.get(_last_name(name), ())
-            if self._homes[n].dotted.endswith("." + dotted)
+            for n in _looked_up(self._defs, _last_name(name))
+            if self._homes[n].names(dotted)
         }
         rank = self._ranking()
         return sorted(found, key=lambda n: (-rank.score(n), n))
@@ -771,7 +794,7 @@ class CodeGraph:
             dotted = _dotted(ref.name)
             if "." not in dotted:
                 return False
-            if home.dotted.endswith("." + dotted):
+            if home.names(dotted):
                 return True
             qualifier = dotted.rsplit(".", 2)[-2]
             module = home.path.rsplit("/", 1)[-1].partition(".")[0]
@@ -939,7 +962,7 @@ class CodeGraph:
         words = {w for term in seed_terms for w in name_words(term)} - self._tuning.stopwords
         matches: Counter[str] = Counter()
         for word in words:
-            matches.update(self._words.get(word, ()))
+            matches.update(_looked_up(self._words, word))
         rank = self._ranking()
         best = sorted(matches, key=lambda n: (-matches[n], -rank.score(n), n))[: self._tuning.max_seeds]
         return {node: float(matches[node]) for node in best}
@@ -995,19 +1018,48 @@ class _Home(NamedTuple):
     path: str
     folder: str
     top_level: bool
-    dotted: str  # "." + the dotted qualified name, so a suffix test needs no concatenation
+    dotted: str  # the dotted qualified name (the same string as its key in `_qualified`)
 
     @classmethod
     def of(cls, path: str, folder: str, symbol: Symbol) -> _Home:
-        return cls(path, folder, symbol.container is None, "." + _dotted(symbol.qualified or symbol.name))
+        return cls(path, folder, symbol.container is None, _dotted(symbol.qualified or symbol.name))
+
+    def names(self, dotted: str) -> bool:
+        """Whether `dotted` is this definition's qualified name or a tail of it (`load`, `Config.load`)."""
+        return self.dotted == dotted or self.dotted.endswith("." + dotted)
 
 
-def _unindex(index: dict[str, set[str]], key: str, value: str) -> None:
-    values = index.get(key)
-    if values is not None:
-        values.discard(value)
-        if not values:
+def _index(index: NameIndex, key: str, value: str) -> None:
+    found = index.get(key)
+    if found is None:
+        index[key] = value
+    elif isinstance(found, str):
+        if found != value:
+            index[key] = {found, value}
+    else:
+        found.add(value)
+
+
+def _unindex(index: NameIndex, key: str, value: str) -> None:
+    found = index.get(key)
+    if found is None:
+        return
+    if isinstance(found, str):
+        if found == value:
             del index[key]
+        return
+    found.discard(value)
+    if len(found) == 1:
+        index[key] = found.pop()
+    elif not found:
+        del index[key]
+
+
+def _looked_up(index: NameIndex, key: str) -> Collection[str]:
+    found = index.get(key)
+    if found is None:
+        return ()
+    return (found,) if isinstance(found, str) else found
 
 
 def _keep_best(best: dict[K, Hit], key: K, hit: Hit) -> None:

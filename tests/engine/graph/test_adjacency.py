@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from fourfold.engine.graph import graph as graph_module
-from fourfold.engine.graph.adjacency import Adjacency
+from fourfold.engine.graph.adjacency import Adjacency, edge_key
 from fourfold.engine.graph.graph import CodeGraph
 from fourfold.engine.model.records import ParsedFile, Reference, Span, Symbol
 
@@ -40,11 +40,11 @@ def test_random_edits_keep_networkx_orders(seed: int) -> None:
             theirs.remove_nodes_from(gone)
         elif action < 0.85:
             source, target = rng.choice(names), rng.choice(names)
-            mine.set_edge(mine.node_id(source), mine.node_id(target), (1, float(step)))
+            mine.set_edge(edge_key(mine.node_id(source), mine.node_id(target)), (1, float(step)))
             theirs.add_edge(source, target, weight=float(step))
         else:
             source, target = rng.choice(names), rng.choice(names)
-            mine.remove_edge(mine.node_id(source), mine.node_id(target))
+            mine.remove_edge(edge_key(mine.node_id(source), mine.node_id(target)))
             if theirs.has_edge(source, target):
                 theirs.remove_edge(source, target)
     _same_as_networkx(mine, theirs)

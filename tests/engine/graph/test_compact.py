@@ -61,9 +61,22 @@ def test_edges_and_their_evidence_are_integers_and_agree_with_the_adjacency(tmp_
             continue
         assert len(evidence) > 1 or next(iter(evidence.values())) > 1  # else it would be the bare contribution
         assert all(isinstance(c, int) and isinstance(n, int) for c, n in evidence.items())
+    # each file's record of what it added: per use its contribution, the source and as many targets as
+    # the contribution counts, the nodes as the interned integer objects themselves (no new object per use)
+    uses = 0
     for groups in graph._added.values():
         for added in groups.values():
-            assert added and len(added) % 2 == 0 and all(isinstance(value, int) for value in added)
+            at = 0
+            while at < len(added):
+                contribution, source = added[at], added[at + 1]
+                end = at + 2 + graph_module._unpacked(contribution)[1]
+                assert end <= len(added)
+                for node in added[at + 1 : end]:
+                    assert node is adjacency._ids[adjacency.name(node)]
+                    if node is not source:
+                        assert edge_key(source, node) in graph._evidence
+                uses, at = uses + 1, end
+    assert uses >= adjacency.number_of_edges()
     # one edge in the adjacency per edge with evidence, between the nodes its key names
     assert adjacency.number_of_edges() == len(graph._evidence)
     named = {(adjacency.name(s), adjacency.name(t)) for s, t in map(edge_ends, graph._evidence)}
@@ -110,8 +123,8 @@ def test_removed_edges_give_their_slots_back() -> None:
         adjacency.add_node(node, f"{node}.py")
     ids = {node: adjacency.node_id(node) for node in "abcd"}
     for _ in range(50):
-        adjacency.set_edge(ids["a"], ids["b"], (1, 1.0))
-        adjacency.set_edge(ids["b"], ids["c"], (2, 0.5))
+        adjacency.set_edge(edge_key(ids["a"], ids["b"]), (1, 1.0))
+        adjacency.set_edge(edge_key(ids["b"], ids["c"]), (2, 0.5))
         adjacency.remove_nodes(["b"])
         adjacency.add_node("b", "b.py")
     assert adjacency.number_of_edges() == 0
