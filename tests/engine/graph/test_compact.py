@@ -8,7 +8,7 @@ import weakref
 from pathlib import Path
 
 from fourfold.engine.graph import graph as graph_module
-from fourfold.engine.graph.adjacency import Adjacency, edge_ends, edge_key
+from fourfold.engine.graph.adjacency import Adjacency, NodePositions, edge_ends, edge_key
 from fourfold.engine.graph.graph import CodeGraph, file_node, symbol_node_id
 from fourfold.engine.index.structure import parse_file
 from fourfold.engine.model.records import ParsedFile
@@ -131,3 +131,20 @@ def test_removed_edges_give_their_slots_back() -> None:
     assert len(adjacency._kinds) == len(adjacency._weights) == 2
     assert [node for node, _ in adjacency.nodes()] == ["a", "c", "d", "b"]
     assert adjacency.node_id("b") == ids["b"]
+
+
+def test_a_ranking_finds_positions_through_the_interning_table(tmp_path: Path) -> None:
+    files = write_repo(tmp_path, modules=20)
+    graph = CodeGraph(files)
+    graph.refresh_centrality()
+    rank = graph._rank
+    assert rank is not None and isinstance(rank.index, NodePositions)
+    assert dict(rank.index) == {node: position for position, node in enumerate(rank.nodes)}
+    assert graph.centrality_of("pkg/mod4.py", "helper4") == float(rank.scores[rank.nodes.index(
+        symbol_node_id("pkg/mod4.py", "helper4"))]) > 0
+    # a node interned after the ranking has no position in it, a removed one keeps the one it had
+    graph._graph.node_id("sym:new.py#later")
+    assert "sym:new.py#later" not in rank.index and rank.score("sym:new.py#later") == 0.0
+    before = rank.index[file_node("pkg/mod7.py")]
+    graph.without_file("pkg/mod7.py")
+    assert rank.index[file_node("pkg/mod7.py")] == before
