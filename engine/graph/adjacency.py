@@ -78,6 +78,11 @@ class Adjacency:
     def name(self, node: int) -> str:
         return self._names[node]
 
+    def ids_of(self, nodes: Iterable[str]) -> list[int]:
+        """The integers of nodes already interned (KeyError for one that is not)."""
+        ids = self._ids
+        return [ids[node] for node in nodes]
+
     # --- nodes ------------------------------------------------------------------------------------
 
     def __contains__(self, node: object) -> bool:
@@ -119,25 +124,35 @@ class Adjacency:
 
     def set_edge(self, key: int, data: EdgeData) -> None:
         """Add the edge `key` (`edge_key`), or replace its data in place; a node it names that is not there
-        is added. The key object itself is kept: the graph's evidence holds the same one."""
+        is added. The key object itself is kept: the graph's evidence holds the same one. (Runs once per
+        edge of a build: `edge_ends` inlined.)"""
         slot = self._slots.get(key)
-        if slot is None:
-            source, target = edge_ends(key)
-            if source not in self._paths:
-                self._paths[source] = None
-            if target not in self._paths:
-                self._paths[target] = None
-            self._link(self._succ, source, target)
-            self._link(self._pred, target, source)
-            if self._free:
-                slot = self._slots[key] = self._free.pop()
-                self._kinds[slot], self._weights[slot] = data
-            else:
-                self._slots[key] = len(self._kinds)
-                self._kinds.append(data[0])
-                self._weights.append(data[1])
-        else:
+        if slot is not None:
             self._kinds[slot], self._weights[slot] = data
+            return
+        source, target = key >> _TARGET_BITS, key & _TARGET_MASK
+        paths = self._paths
+        if source not in paths:
+            paths[source] = None
+        if target not in paths:
+            paths[target] = None
+        ends = self._succ[source]
+        if ends is None:
+            self._succ[source] = array("i", (target,))
+        else:
+            ends.append(target)
+        ends = self._pred[target]
+        if ends is None:
+            self._pred[target] = array("i", (source,))
+        else:
+            ends.append(source)
+        if self._free:
+            slot = self._slots[key] = self._free.pop()
+            self._kinds[slot], self._weights[slot] = data
+        else:
+            self._slots[key] = len(self._kinds)
+            self._kinds.append(data[0])
+            self._weights.append(data[1])
 
     def remove_edge(self, key: int) -> None:
         """Remove the edge `key` when it is there."""
@@ -200,14 +215,6 @@ class Adjacency:
         return NodePositions(self._ids, at, [self._names[node] for node in self._paths])
 
     # --- storage ----------------------------------------------------------------------------------
-
-    @staticmethod
-    def _link(side: list[array[int] | None], node: int, other: int) -> None:
-        ends = side[node]
-        if ends is None:
-            side[node] = array("i", (other,))
-        else:
-            ends.append(other)
 
     @staticmethod
     def _unlink(side: list[array[int] | None], node: int, other: int) -> None:

@@ -523,7 +523,7 @@ class CodeGraph:
         groups = self._added.setdefault(path, {})
         evidences = self._evidence
         touched = self._touched
-        node_id = self._graph.node_id
+        node_id, ids_of = self._graph.node_id, self._graph.ids_of
         home = node_id(file_node(path))
         for name in names:
             candidates: dict[str, list[int]] = {}
@@ -533,7 +533,7 @@ class CodeGraph:
                 targets = candidates.get(ref.name)
                 if targets is None:
                     tier, found = self._candidates(path, ref.name)
-                    targets = candidates[ref.name] = [node_id(node) for node in found]
+                    targets = candidates[ref.name] = ids_of(found)
                     if tier > tiers[name]:
                         tiers[name] = tier
                 if not targets:
@@ -541,14 +541,24 @@ class CodeGraph:
                 enclosing = symbol_node_id(path, _dotted(ref.enclosing)) if ref.enclosing else ""
                 source = node_id(enclosing) if enclosing in nodes else home
                 span = ref.span
-                contribution = _contribution(_REFERENCE_KINDS.get(ref.kind, _REFERENCES_KIND), len(targets),
-                                             (span.start_line, span.start_col, span.end_line, span.end_col))
+                # _contribution(kind, len(targets), span), inlined
+                contribution = ((((_REFERENCE_KINDS.get(ref.kind, _REFERENCES_KIND) << 32 | len(targets)) << 32
+                                  | span.start_line + 1) << 32 | span.start_col + 1) << 32
+                                | span.end_line + 1) << 32 | span.end_col + 1
                 added.append(contribution)
                 added.append(source)
                 added += targets
+                shifted = source << 32  # edge_key(source, target) = shifted | target
                 for target in targets:
-                    edge = edge_key(source, target)
-                    _with_contribution(evidences, edge, contribution)
+                    edge = shifted | target
+                    evidence = evidences.get(edge)  # _with_contribution, inlined
+                    if evidence is None:
+                        evidences[edge] = contribution
+                    elif isinstance(evidence, int):
+                        evidences[edge] = {contribution: 2} if evidence == contribution else {evidence: 1,
+                                                                                             contribution: 1}
+                    else:
+                        evidence[contribution] = evidence.get(contribution, 0) + 1
                     touched[edge] = None
             if not added:
                 del groups[name]
@@ -648,14 +658,14 @@ class CodeGraph:
                 continue
             # most edges: one use, or one kind of use, and fsum of one term is that term
             if isinstance(evidence, int):
-                strongest, weight = evidence, 1 / _count_of(evidence)
+                strongest, weight = evidence, 1 / (evidence >> _COUNT_SHIFT & _FIELD_MASK)  # _count_of, inlined
             elif len(evidence) == 1:
                 ((strongest, count),) = evidence.items()
                 weight = count / _count_of(strongest)
             else:
                 strongest = max(evidence)
                 weight = math.fsum(count / _count_of(c) for c, count in evidence.items())
-            graph.set_edge(edge, (_kind_of(strongest), weight))
+            graph.set_edge(edge, (strongest >> _KIND_SHIFT, weight))  # _kind_of, inlined
         self._touched.clear()
 
     # --- centrality -------------------------------------------------------------------------------
