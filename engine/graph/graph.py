@@ -59,7 +59,7 @@ FILE_TIER, IMPORTED_TIER, FOLDER_TIER, GLOBAL_TIER = range(4)
 
 _NO_SPAN: tuple[int, int, int, int] = (-1, -1, -1, -1)
 _CONTAINS_KIND, _IMPORTS_KIND, _CALLS_KIND = (EDGE_KINDS.index(k) for k in ("contains", "imports", "calls"))
-_CONTAINED = (_CONTAINS_KIND << 32 | 1) << 128  # _contribution(_CONTAINS_KIND, 1, _NO_SPAN): every containment edge's
+_CONTAINED = (_CONTAINS_KIND << 32 | 1) << 128  # _contribution(_CONTAINS_KIND, 1, _NO_SPAN), one for all
 _CONTAINS = "\0contains"
 _IMPORTS = "\0imports"
 _IMPLEMENTS = "\0implements"
