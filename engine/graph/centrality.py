@@ -63,7 +63,7 @@ class Rank:
         import scipy.sparse as sp
 
         nodes, rows, cols, weights = graph.arrays()
-        index = {node: i for i, node in enumerate(nodes)}
+        index = graph.positions()
         size = len(nodes)
         matrix = sp.csr_array((weights, (rows, cols)), shape=(size, size))
         out = np.asarray(matrix.sum(axis=1)).ravel()

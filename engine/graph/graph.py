@@ -5,13 +5,13 @@ A user asking `who calls load_settings` gets the call sites, most important call
 inheritance and imports, nearest first, each with the chain that connects it. Fusion also uses the
 graph's PageRank centrality to lift hubs a little above obscure leaves of equal relevance.
 
-The graph's nodes are files (`file:<path>`) and definitions (`sym:<path>#<qualified>`), kept in
-plain dicts (adjacency.py; networkx only for a reader who asks for `graph`); an edge `a -> b` means
-"a uses b" (calls, references, inherits, imports) or "a contains b". Names are resolved without a
-type checker, by proximity: a definition in the same file, then in a file this file imports, then in
-the same folder, then anywhere if the name is unique enough. Ambiguity is kept, not guessed away: a
-call that could mean n definitions becomes n edges of weight 1/n. Its numbers and word lists are in
-tuning.py, its PageRank in centrality.py.
+The graph's nodes are files (`file:<path>`) and definitions (`sym:<path>#<qualified>`), held as
+interned integers in compact arrays (adjacency.py; networkx only for a reader who asks for `graph`);
+an edge `a -> b` means "a uses b" (calls, references, inherits, imports) or "a contains b". Names are
+resolved without a type checker, by proximity: a definition in the same file, then in a file this file
+imports, then in the same folder, then anywhere if the name is unique enough. Ambiguity is kept, not
+guessed away: a call that could mean n definitions becomes n edges of weight 1/n. Its numbers and word
+lists are in tuning.py, its PageRank in centrality.py.
 
 Updates are per file and cheap: a file's own nodes and edges are replaced at once, while other
 files' references that might now resolve differently are re-resolved lazily, before the next query.
@@ -25,7 +25,7 @@ import re
 import threading
 import time
 from collections import Counter, deque
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 import numpy as np
@@ -34,7 +34,7 @@ from ..model.languages import detect_language
 from ..model.memory import paused_gc
 from ..model.profiles import IMPACT_DEPTH
 from ..model.records import Hit, ParsedFile, Reference, Span, Symbol
-from .adjacency import Adjacency
+from .adjacency import Adjacency, edge_key
 from .centrality import Rank, StoredRank
 from .imports import FileSet, path_keys, resolve_import, spec_keys
 from .tuning import TUNING, GraphTuning
@@ -59,6 +59,7 @@ FILE_TIER, IMPORTED_TIER, FOLDER_TIER, GLOBAL_TIER = range(4)
 
 _NO_SPAN: tuple[int, int, int, int] = (-1, -1, -1, -1)
 _CONTAINS_KIND, _IMPORTS_KIND, _CALLS_KIND = (EDGE_KINDS.index(k) for k in ("contains", "imports", "calls"))
+_CONTAINED = (_CONTAINS_KIND << 32 | 1) << 128  # _contribution(_CONTAINS_KIND, 1, _NO_SPAN), one for all
 _CONTAINS = "\0contains"
 _IMPORTS = "\0imports"
 _IMPLEMENTS = "\0implements"
@@ -73,12 +74,83 @@ DECLARED_KINDS = frozenset({"function", "method", "constructor"})
 _WORDS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _QUALIFIER = re.compile(r"::|\.|#|->")
 
-# (edge kind, number of candidates the reference had, span of the use) — one piece of evidence.
-# Stored with the kind as its index in EDGE_KINDS, so the strongest is simply the largest tuple.
-Contribution = tuple[int, int, tuple[int, int, int, int]]
-Edge = tuple[str, str]
+# One piece of evidence for an edge: (edge kind as its index in EDGE_KINDS, number of candidates the
+# reference had, span of the use), packed into one integer (`_contribution`) of 32 bits a field, the
+# kind highest, so the strongest of an edge's contributions is simply the largest integer. A tuple of
+# a tuple was ~200 bytes per use of a name, one integer is 48 (issue 17).
+Contribution = int
+Span4 = tuple[int, int, int, int]
+_FIELD_BITS = 32
+_FIELD_MASK = (1 << _FIELD_BITS) - 1
+_KIND_SHIFT = 5 * _FIELD_BITS
+_COUNT_SHIFT = 4 * _FIELD_BITS
+# An edge's evidence: its one contribution when it was seen once (most edges), else contribution -> times
+# seen, in the order they arrived (a dict per edge was ~180 bytes for Django's 193k edges).
+Evidence = int | dict[Contribution, int]
+# A name -> nodes (or paths) index: the one value most keys have, else the set of them (Django has ~100k
+# keys, and a set of one is 216 bytes).
+NameIndex = dict[str, str | set[str]]
 K = TypeVar("K")
-_NO_EVIDENCE: dict[Contribution, int] = {}
+
+
+def _contribution(kind: int, count: int, span: Span4) -> Contribution:
+    """The packed contribution; a span field is stored plus one, so `_NO_SPAN`'s -1 packs as 0."""
+    start_line, start_col, end_line, end_col = span
+    packed = kind << _FIELD_BITS | count
+    for field in (start_line, start_col, end_line, end_col):
+        packed = packed << _FIELD_BITS | (field + 1)
+    return packed
+
+
+def _kind_of(contribution: Contribution) -> int:
+    return contribution >> _KIND_SHIFT
+
+
+def _count_of(contribution: Contribution) -> int:
+    return contribution >> _COUNT_SHIFT & _FIELD_MASK
+
+
+def _unpacked(contribution: Contribution) -> tuple[int, int, Span4]:
+    """(kind, count, span) of a packed contribution."""
+    mask = _FIELD_MASK
+    span = ((contribution >> 96 & mask) - 1, (contribution >> 64 & mask) - 1, (contribution >> 32 & mask) - 1,
+            (contribution & mask) - 1)
+    return contribution >> _KIND_SHIFT, contribution >> _COUNT_SHIFT & mask, span
+
+
+def _counted(evidence: Evidence | None) -> Iterable[tuple[Contribution, int]]:
+    """(contribution, times seen) of an edge's evidence, in the order they arrived."""
+    if evidence is None:
+        return ()
+    return ((evidence, 1),) if isinstance(evidence, int) else evidence.items()
+
+
+def _with_contribution(evidences: dict[int, Evidence], edge: int, contribution: Contribution) -> None:
+    found = evidences.get(edge)
+    if found is None:
+        evidences[edge] = contribution
+    elif isinstance(found, int):
+        evidences[edge] = {contribution: 2} if found == contribution else {found: 1, contribution: 1}
+    else:
+        found[contribution] = found.get(contribution, 0) + 1
+
+
+def _without_contribution(evidences: dict[int, Evidence], edge: int, contribution: Contribution) -> None:
+    found = evidences[edge]
+    if isinstance(found, int):
+        del evidences[edge]
+        return
+    left = found[contribution] - 1
+    if left:
+        found[contribution] = left
+    else:
+        del found[contribution]
+    if not found:
+        del evidences[edge]
+    elif len(found) == 1:
+        ((only, times),) = found.items()
+        if times == 1:
+            evidences[edge] = only
 
 
 def file_node(path: str) -> str:
@@ -103,6 +175,13 @@ def _word_set(name: str) -> frozenset[str]:
 @functools.lru_cache(maxsize=NAME_CACHE_SIZE)
 def _last_name(name: str) -> str:
     return _QUALIFIER.split(name)[-1]
+
+
+def _forget_names() -> None:
+    """Empty the name-splitting caches. They pay off within a build, where names repeat across files;
+    kept after it they held ~27 MiB of Django's names (issue 17) for the few names an edit brings."""
+    for cached in (_word_set, _last_name, _dotted):
+        cached.cache_clear()
 
 
 def _folder(path: str) -> str:
@@ -138,24 +217,29 @@ class CodeGraph:
         self._lock = threading.RLock()
         self._graph = Adjacency()
         self._files = FileSet()
-        self._parsed: dict[str, ParsedFile] = {}
+        # path -> the import specifiers of its ParsedFile (all the graph reads of it after `_add_nodes`, so
+        # the graph pins no decoded record beyond the symbols and references it indexes)
+        self._specs: dict[str, tuple[str, ...]] = {}
         self._nodes: dict[str, dict[str, Symbol]] = {}  # path -> node -> symbol
         self._symbols: dict[str, Symbol] = {}
         self._homes: dict[str, _Home] = {}  # node -> where it is defined, precomputed for resolution
-        self._defs: dict[str, set[str]] = {}  # simple name -> nodes
-        self._qualified: dict[str, set[str]] = {}  # dotted qualified name -> nodes
-        self._words: dict[str, set[str]] = {}  # name word -> nodes
+        self._defs: NameIndex = {}  # simple name -> nodes
+        self._qualified: NameIndex = {}  # dotted qualified name -> nodes
+        self._words: NameIndex = {}  # name word -> nodes
         self._imports: dict[str, frozenset[str]] = {}  # path -> imported paths
-        self._importers: dict[str, set[str]] = {}  # spec key -> importing paths
+        self._importers: NameIndex = {}  # spec key -> importing paths
         self._refs: dict[str, dict[str, list[Reference]]] = {}  # path -> simple name -> refs
-        self._referencers: dict[str, set[str]] = {}  # simple name -> referencing paths
+        self._referencers: NameIndex = {}  # simple name -> referencing paths
         self._tiers: dict[str, dict[str, int]] = {}  # path -> simple name -> tier it resolved at
-        self._evidence: dict[Edge, dict[Contribution, int]] = {}
-        self._added: dict[str, dict[str, list[tuple[Edge, Contribution]]]] = {}  # path -> group -> evidence
+        self._evidence: dict[int, Evidence] = {}  # edge key (adjacency.edge_key) -> its evidence
+        # path -> group -> what it added to `_evidence`: per use [contribution, source, its targets...], as
+        # node integers (the interned objects themselves, so a use costs 8 bytes a target); a contribution's
+        # count says how many targets follow it
+        self._added: dict[str, dict[str, list[int]]] = {}
         # Edges whose evidence changed since the last flush, in the order they were touched: a dict, not a
         # set, so a node's predecessors come out in one order in every process (a set of strings
         # iterates in hash order, which differs per process and changed 27 of 1,876 graph answers).
-        self._touched: dict[Edge, None] = {}
+        self._touched: dict[int, None] = {}
         self._stale_files: set[str] = set()
         self._stale_names: set[tuple[str, str]] = set()
         self._stale_headers: set[str] = set()
@@ -207,6 +291,7 @@ class CodeGraph:
         CodeGraph.builds += 1
         with paused_gc():
             self._build_all(files)
+        _forget_names()
 
     def ensure_built(self) -> None:
         """Build the edges of a deferred graph now (the stored centrality stays: same files, same graph)."""
@@ -237,7 +322,7 @@ class CodeGraph:
     def without_file(self, path: str) -> CodeGraph:
         """Remove one file and everything it defines (in place; returns self)."""
         with self._lock:
-            if path in self._parsed:
+            if path in self._specs:
                 self._replace(path, None)
             return self
 
@@ -248,7 +333,7 @@ class CodeGraph:
         before = {name: self._global_count(name) for name in names}
         if parsed is None:  # whoever imported this file must look again
             self._stale_files |= {
-                str(self._graph.path[p]) for p in self._predecessors(file_node(path))
+                str(self._graph.path(p)) for p in self._predecessors(file_node(path))
             }
         self._drop_evidence(path)
         self._remove_nodes(path, keep_file=parsed is not None)
@@ -268,7 +353,7 @@ class CodeGraph:
         for name in changed:
             self._mark_name(path, name, min(before[name], self._global_count(name)))
         if path.lower().endswith(SOURCE_SUFFIXES):
-            self._stale_headers |= {self._homes[node].path for name in changed for node in self._defs.get(name, ())
+            self._stale_headers |= {self._homes[node].path for name in changed for node in _looked_up(self._defs, name)
                                     if self._homes[node].path.lower().endswith(HEADER_SUFFIXES)}
         if parsed is not None:
             self._resolve_file(path)
@@ -276,8 +361,9 @@ class CodeGraph:
         self._dirty = True
 
     def _add_nodes(self, path: str, parsed: ParsedFile) -> None:
-        self._parsed[path] = parsed
+        self._specs[path] = parsed.imports
         self._graph.add_node(file_node(path), path)
+        folder = _folder(path)
         nodes: dict[str, Symbol] = {}
         namespaces = frozenset(s.qualified or s.name for s in parsed.symbols if s.kind == "namespace")
         for symbol in sorted(parsed.symbols, key=lambda s: (s.span, s.qualified, s.name)):
@@ -286,12 +372,12 @@ class CodeGraph:
                 continue
             nodes[node] = symbol
             self._symbols[node] = symbol
-            self._homes[node] = _Home.of(path, symbol, namespaces)
+            self._homes[node] = _Home.of(path, folder, symbol, namespaces)
             self._graph.add_node(node, path)
-            self._defs.setdefault(symbol.name, set()).add(node)
-            self._qualified.setdefault(_dotted(symbol.qualified or symbol.name), set()).add(node)
+            _index(self._defs, symbol.name, node)
+            _index(self._qualified, _dotted(symbol.qualified or symbol.name), node)
             for word in _word_set(symbol.name):
-                self._words.setdefault(word, set()).add(node)
+                _index(self._words, word, node)
         self._nodes[path] = nodes
         refs: dict[str, list[Reference]] = {}
         for ref in parsed.references:
@@ -299,15 +385,15 @@ class CodeGraph:
         self._refs[path] = refs
         self._tiers[path] = {}
         for name in refs:
-            self._referencers.setdefault(name, set()).add(path)
+            _index(self._referencers, name, path)
         for spec in parsed.imports:
             for key in spec_keys(spec):
-                self._importers.setdefault(key, set()).add(path)
+                _index(self._importers, key, path)
         self._imports[path] = frozenset()
 
     def _remove_nodes(self, path: str, *, keep_file: bool) -> None:
         """Forget a file's definitions, references and imports; graph nodes go unless `keep_file`."""
-        parsed = self._parsed.pop(path, None)
+        specs = self._specs.pop(path, ())
         nodes = self._nodes.pop(path, {})
         for node, symbol in nodes.items():
             del self._symbols[node]
@@ -318,7 +404,7 @@ class CodeGraph:
                 _unindex(self._words, word, node)
         for name in self._refs.pop(path, {}):
             _unindex(self._referencers, name, path)
-        for spec in parsed.imports if parsed else ():
+        for spec in specs:
             for key in spec_keys(spec):
                 _unindex(self._importers, key, path)
         self._imports.pop(path, None)
@@ -332,7 +418,7 @@ class CodeGraph:
     def _mark_importers(self, path: str) -> None:
         """A file appeared or vanished: imports that could name it must be resolved again."""
         for key in path_keys(path):
-            self._stale_files |= self._importers.get(key, set()) - {path}
+            self._stale_files.update(importer for importer in _looked_up(self._importers, key) if importer != path)
 
     def _mark_name(self, path: str, name: str, global_count: int) -> None:
         """Queue the uses of `name` whose resolution a change of its definitions in `path` can alter.
@@ -342,7 +428,7 @@ class CodeGraph:
         """
         folder = _folder(path)
         global_matters = global_count <= self._tuning.max_ambiguity
-        for referencer in self._referencers.get(name, ()):
+        for referencer in _looked_up(self._referencers, name):
             if referencer == path:
                 continue
             near = path in self._imports.get(referencer, ()) or _folder(referencer) == folder
@@ -351,10 +437,10 @@ class CodeGraph:
                 self._stale_names.add((referencer, name))
 
     def _predecessors(self, node: str) -> list[str]:
-        return list(self._graph.pred[node]) if node in self._graph else []
+        return [source for source, _ in self._graph.predecessors(node)] if node in self._graph else []
 
     def _global_count(self, name: str) -> int:
-        return sum(1 for node in self._defs.get(name, ()) if self._symbols[node].container is None)
+        return sum(1 for node in _looked_up(self._defs, name) if self._symbols[node].container is None)
 
     # --- resolution -------------------------------------------------------------------------------
 
@@ -362,18 +448,18 @@ class CodeGraph:
         """Re-resolve what earlier updates left pending (imports of stale files, stale names)."""
         self.ensure_built()
         for path in sorted(self._stale_files):
-            if path in self._parsed and self._resolve_imports(path):
+            if path in self._specs and self._resolve_imports(path):
                 self._drop_evidence(path, keep=(_CONTAINS, _IMPORTS))
                 self._resolve_names(path, self._refs[path])
                 self._stale_names = {(p, n) for p, n in self._stale_names if p != path}
         self._stale_files.clear()
         for path, name in sorted(self._stale_names):
-            if path in self._parsed:
+            if path in self._specs:
                 self._drop_group(path, name)
                 self._resolve_names(path, [name])
         self._stale_names.clear()
         for path in sorted(self._stale_headers):
-            if path in self._parsed:
+            if path in self._specs:
                 self._drop_group(path, _IMPLEMENTS)
                 self._add_implementations(path)
         self._stale_headers.clear()
@@ -397,12 +483,13 @@ class CodeGraph:
         for node, symbol in self._nodes[path].items():
             if symbol.kind not in DECLARED_KINDS:
                 continue
-            found = sorted(n for n in self._qualified.get(_dotted(symbol.qualified or symbol.name), ())
+            found = sorted(n for n in _looked_up(self._qualified, _dotted(symbol.qualified or symbol.name))
                            if self._homes[n].path.lower().endswith(SOURCE_SUFFIXES))
             sibling = [n for n in found if self._homes[n].path.rpartition(".")[0] == stem]
             targets = sibling or (found if len(found) <= self._tuning.max_ambiguity else [])
-            for target in targets:
-                self._add_evidence(path, _IMPLEMENTS, (node, target), (_REFERENCES_KIND, len(targets), _NO_SPAN))
+            if targets:
+                self._add_evidence(path, _IMPLEMENTS, node, targets,
+                                   _contribution(_REFERENCES_KIND, len(targets), _NO_SPAN))
 
     def _add_containment(self, path: str) -> None:
         nodes = self._nodes[path]
@@ -410,18 +497,18 @@ class CodeGraph:
             qualified = _dotted(symbol.qualified or symbol.name)
             parent = symbol_node_id(path, qualified.rpartition(".")[0]) if "." in qualified else ""
             source = parent if parent in nodes else file_node(path)
-            self._add_evidence(path, _CONTAINS, (source, node), (_CONTAINS_KIND, 1, _NO_SPAN))
+            self._add_evidence(path, _CONTAINS, source, [node], _CONTAINED)
 
     def _resolve_imports(self, path: str) -> bool:
         """(Re)resolve a file's imports; True when the set of imported files changed."""
         self._drop_group(path, _IMPORTS)
         language = detect_language(path) or ""
         targets: set[str] = set()
-        for spec in self._parsed[path].imports:
+        for spec in self._specs[path]:
             found = resolve_import(spec, path, language, self._files)
-            for target in found:
-                edge = (file_node(path), file_node(target))
-                self._add_evidence(path, _IMPORTS, edge, (_IMPORTS_KIND, len(found), _NO_SPAN))
+            if found:
+                self._add_evidence(path, _IMPORTS, file_node(path), [file_node(target) for target in found],
+                                   _contribution(_IMPORTS_KIND, len(found), _NO_SPAN))
             targets.update(found)
         imported = frozenset(targets)
         changed = imported != self._imports.get(path)
@@ -437,31 +524,40 @@ class CodeGraph:
         groups = self._added.setdefault(path, {})
         evidences = self._evidence
         touched = self._touched
-        home = file_node(path)
+        node_id, ids_of = self._graph.node_id, self._graph.ids_of
+        home = node_id(file_node(path))
         for name in names:
-            candidates: dict[str, list[str]] = {}
+            candidates: dict[str, list[int]] = {}
             tiers[name] = FILE_TIER
             added = groups.setdefault(name, [])
             for ref in refs.get(name, ()):
                 targets = candidates.get(ref.name)
                 if targets is None:
-                    tier, targets = self._candidates(path, ref.name)
-                    candidates[ref.name] = targets
+                    tier, found = self._candidates(path, ref.name)
+                    targets = candidates[ref.name] = ids_of(found)
                     if tier > tiers[name]:
                         tiers[name] = tier
                 if not targets:
                     continue
                 enclosing = symbol_node_id(path, _dotted(ref.enclosing)) if ref.enclosing else ""
-                source = enclosing if enclosing in nodes else home
+                source = node_id(enclosing) if enclosing in nodes else home
                 span = ref.span
-                contribution = (_REFERENCE_KINDS.get(ref.kind, _REFERENCES_KIND), len(targets),
-                                (span.start_line, span.start_col, span.end_line, span.end_col))
+                # _contribution(kind, len(targets), span), inlined
+                contribution = ((((_REFERENCE_KINDS.get(ref.kind, _REFERENCES_KIND) << 32 | len(targets)) << 32
+                                  | span.start_line + 1) << 32 | span.start_col + 1) << 32
+                                | span.end_line + 1) << 32 | span.end_col + 1
+                added.append(contribution)
+                added.append(source)
+                added += targets
+                shifted = source << 32  # edge_key(source, target) = shifted | target
                 for target in targets:
-                    edge = (source, target)
-                    added.append((edge, contribution))
-                    evidence = evidences.get(edge)
+                    edge = shifted | target
+                    evidence = evidences.get(edge)  # _with_contribution, inlined
                     if evidence is None:
-                        evidences[edge] = {contribution: 1}
+                        evidences[edge] = contribution
+                    elif isinstance(evidence, int):
+                        evidences[edge] = {contribution: 2} if evidence == contribution else {evidence: 1,
+                                                                                             contribution: 1}
                     else:
                         evidence[contribution] = evidence.get(contribution, 0) + 1
                     touched[edge] = None
@@ -477,12 +573,12 @@ class CodeGraph:
         outside any class qualify (`x.join()` says nothing about which class's `join`), and only
         when there are few of them.
         """
-        found = self._defs.get(_last_name(name), set())
+        found = _looked_up(self._defs, _last_name(name))
         dotted = _dotted(name)
         homes = self._homes
         if "." in dotted:
             tail = "." + dotted
-            exact = {n for n in found if homes[n].dotted.endswith(tail)}
+            exact = {n for n in found if homes[n].dotted == dotted or homes[n].dotted.endswith(tail)}
             # A use qualified by a name no candidate lives in (`ets.lookup` in Erlang's kv_store, which
             # defines `kv_store.lookup`) may still mean a top-level definition, never another container's.
             found = exact or {n for n in found if homes[n].top_level}
@@ -514,24 +610,34 @@ class CodeGraph:
         return GLOBAL_TIER, anywhere if len(anywhere) <= self._tuning.max_ambiguity else []
 
     def _qualified_of(self, node: str) -> str:
-        return self._homes[node].dotted[1:]
+        return self._homes[node].dotted
 
     # --- evidence bookkeeping ---------------------------------------------------------------------
 
-    def _add_evidence(self, path: str, group: str, edge: Edge, contribution: Contribution) -> None:
-        # The same bookkeeping runs inlined in `_resolve_names`.
-        self._added.setdefault(path, {}).setdefault(group, []).append((edge, contribution))
-        evidence = self._evidence.setdefault(edge, {})
-        evidence[contribution] = evidence.get(contribution, 0) + 1
-        self._touched[edge] = None
+    def _add_evidence(self, path: str, group: str, source: str, targets: Sequence[str],
+                      contribution: Contribution) -> None:
+        """One use linking `source` to each of `targets` (as many as the contribution's count); the same
+        bookkeeping runs inlined in `_resolve_names`."""
+        node_id = self._graph.node_id
+        start, ends = node_id(source), [node_id(target) for target in targets]
+        self._added.setdefault(path, {}).setdefault(group, []).extend((contribution, start, *ends))
+        for end in ends:
+            edge = edge_key(start, end)
+            _with_contribution(self._evidence, edge, contribution)
+            self._touched[edge] = None
 
     def _drop_group(self, path: str, group: str) -> None:
-        for edge, contribution in self._added.get(path, {}).pop(group, []):
-            evidence = self._evidence[edge]
-            evidence[contribution] -= 1
-            if evidence[contribution] == 0:
-                del evidence[contribution]
-            self._touched[edge] = None
+        added = self._added.get(path, {}).pop(group, [])
+        evidences, touched = self._evidence, self._touched
+        at = 0
+        while at < len(added):
+            contribution, source = added[at], added[at + 1]
+            end = at + 2 + _count_of(contribution)
+            for target in added[at + 2 : end]:
+                edge = edge_key(source, target)
+                _without_contribution(evidences, edge, contribution)
+                touched[edge] = None
+            at = end
 
     def _drop_evidence(self, path: str, keep: tuple[str, ...] = ()) -> None:
         for group in [g for g in self._added.get(path, {}) if g not in keep]:
@@ -546,24 +652,21 @@ class CodeGraph:
         evidence arrived in: an updated graph equals a rebuilt one bit for bit.
         """
         graph = self._graph
-        succ, pred = graph.succ, graph.pred
         for edge in self._touched:
             evidence = self._evidence.get(edge)
-            if not evidence:
-                self._evidence.pop(edge, None)
-                graph.remove_edge(*edge)
+            if evidence is None:
+                graph.remove_edge(edge)
                 continue
-            if len(evidence) == 1:  # most edges: one kind of use, and fsum of one term is that term
+            # most edges: one use, or one kind of use, and fsum of one term is that term
+            if isinstance(evidence, int):
+                strongest, weight = evidence, 1 / (evidence >> _COUNT_SHIFT & _FIELD_MASK)  # _count_of, inlined
+            elif len(evidence) == 1:
                 ((strongest, count),) = evidence.items()
-                weight = count / strongest[1]
+                weight = count / _count_of(strongest)
             else:
                 strongest = max(evidence)
-                weight = math.fsum(count / c[1] for c, count in evidence.items())
-            source, target = edge
-            if source in succ and target in pred:
-                succ[source][target] = pred[target][source] = (strongest[0], weight)
-            else:
-                graph.set_edge(source, target, (strongest[0], weight))
+                weight = math.fsum(count / _count_of(c) for c, count in evidence.items())
+            graph.set_edge(edge, (strongest >> _KIND_SHIFT, weight))  # _kind_of, inlined
         self._touched.clear()
 
     # --- centrality -------------------------------------------------------------------------------
@@ -616,7 +719,7 @@ class CodeGraph:
 
             self._settle()
             copy = nx.DiGraph()
-            for node, path in self._graph.path.items():
+            for node, path in self._graph.nodes():
                 symbol = self._symbols.get(node)
                 if path is None:
                     copy.add_node(node)
@@ -646,13 +749,13 @@ class CodeGraph:
             path, _, qualified = name.partition("#")
             node = symbol_node_id(path, qualified)
             return [node] if node in self._symbols else []
-        if name in self._parsed:
+        if name in self._specs:
             return [file_node(name)]
         dotted = _dotted(name)
-        found = self._qualified.get(dotted) or {
+        found = _looked_up(self._qualified, dotted) or {
             n
-            for n in self._defs.get(_last_name(name), ())
-            if self._homes[n].dotted.endswith("." + dotted)
+            for n in _looked_up(self._defs, _last_name(name))
+            if self._homes[n].names(dotted)
         }
         rank = self._ranking()
         return sorted(found, key=lambda n: (-rank.score(n), n))
@@ -664,10 +767,12 @@ class CodeGraph:
         with self._lock:
             self._settle()
             best: dict[tuple[str, Span], Hit] = {}
+            node_id = self._graph.node_id
             for target in self._resolve(name):
-                for source in self._graph.pred[target]:
-                    path = str(self._graph.path[source])
-                    for kind, count, span in self._evidence.get((source, target), _NO_EVIDENCE):
+                for source, _ in self._graph.predecessors(target):
+                    path = str(self._graph.path(source))
+                    for contribution, _ in _counted(self._evidence.get(edge_key(node_id(source), node_id(target)))):
+                        kind, count, span = _unpacked(contribution)
                         if kind != _CALLS_KIND:
                             continue
                         hit = Hit(
@@ -700,7 +805,7 @@ class CodeGraph:
             dotted = _dotted(ref.name)
             if "." not in dotted:
                 return False
-            if home.dotted.endswith("." + dotted):
+            if home.names(dotted):
                 return True
             qualifier = dotted.rsplit(".", 2)[-2]
             module = home.path.rsplit("/", 1)[-1].partition(".")[0]
@@ -712,10 +817,11 @@ class CodeGraph:
         with self._lock:
             self._settle()
             best: dict[str, Hit] = {}
+            node_id = self._graph.node_id
             for source in self._resolve(name):
-                for target in self._graph.succ[source]:
-                    evidence = self._evidence.get((source, target), _NO_EVIDENCE)
-                    counts = [c[1] for c in evidence if c[0] == _CALLS_KIND]
+                for target, _ in self._graph.successors(source):
+                    evidence = _counted(self._evidence.get(edge_key(node_id(source), node_id(target))))
+                    counts = [_count_of(c) for c, _ in evidence if _kind_of(c) == _CALLS_KIND]
                     if counts and target in self._symbols:
                         hit = self._definition_hit(target, self._centrality(target) / min(counts))
                         hit = _with_via(hit, (self._label(source), self._label(target)))
@@ -741,10 +847,10 @@ class CodeGraph:
                         parent[node] = root
                         queue.append(node)
             self._walk_dependents(queue, distance, parent, depth)
-            using = {self._graph.path[node] for node, hops in distance.items() if hops > 0}
+            using = {self._graph.path(node) for node, hops in distance.items() if hops > 0}
             for root in roots:
                 for importer in self._importers_by_name(root):
-                    if importer not in distance and self._graph.path[importer] not in using:
+                    if importer not in distance and self._graph.path(importer) not in using:
                         distance[importer] = 1  # imports it and never uses it: shown at the import line
                         parent[importer] = root
             hits = [hit for node, d in distance.items() if d > 0 for hit in self._impact_hits(node, d, depth, parent)]
@@ -760,10 +866,10 @@ class CodeGraph:
         if home not in self._graph:
             return []
         found = []
-        for source, (kind, _) in self._graph.pred[home].items():
+        for source, kind in self._graph.predecessors(home):
             if kind != _IMPORTS_KIND:
                 continue
-            specs = self._parsed[str(self._graph.path[source])].imports
+            specs = self._specs[str(self._graph.path(source))]
             # A path-like spec (`./util/errorContext`) names a module, even one named like the function.
             named = (spec for spec in specs if "/" not in spec and "\\" not in spec)
             if any(re.split(r"[.:]", spec)[-1] == symbol.name for spec in named):
@@ -777,7 +883,7 @@ class CodeGraph:
             node = queue.popleft()
             if distance[node] >= depth:
                 continue
-            for source, (kind, _) in self._graph.pred[node].items():
+            for source, kind in self._graph.predecessors(node):
                 if kind in _DEPENDENCY_KINDS and source not in distance:
                     distance[source] = distance[node] + 1
                     parent[source] = node
@@ -803,7 +909,9 @@ class CodeGraph:
         score = (depth + 1 - hops) + centrality / (1 + centrality)
         via = tuple(self._label(n) for n in chain)
         hit = _with_via(self._definition_hit(node, score), via)
-        uses = sorted({span for kind, _, span in self._evidence.get((node, parent[node]), _NO_EVIDENCE)
+        edge = edge_key(self._graph.node_id(node), self._graph.node_id(parent[node]))
+        spans = (_unpacked(contribution) for contribution, _ in _counted(self._evidence.get(edge)))
+        uses = sorted({span for kind, _, span in spans
                        if kind != _CONTAINS_KIND and span != _NO_SPAN})[: self._tuning.max_use_sites]
         if not uses:
             return [hit]
@@ -823,14 +931,14 @@ class CodeGraph:
                 return []
             scores: dict[str, float] = {}
             graph = self._graph
-            neighbours = [(n, data[0], True) for n, data in graph.succ[seed].items()]
-            neighbours += [(n, data[0], False) for n, data in graph.pred[seed].items()]
+            neighbours = [(n, kind, True) for n, kind in graph.successors(seed)]
+            neighbours += [(n, kind, False) for n, kind in graph.predecessors(seed)]
             for neighbour, kind, used in neighbours:
                 if kind == _CONTAINS_KIND:
                     continue
                 # a user of the neighbour shares it the way the seed does when its edge is of the same kind
-                others = graph.pred[neighbour] if used else graph.succ[neighbour]
-                peers = [(o, data[0]) for o, data in others.items() if o != seed and o in self._symbols]
+                others = graph.predecessors(neighbour) if used else graph.successors(neighbour)
+                peers = [(o, other_kind) for o, other_kind in others if o != seed and o in self._symbols]
                 if not peers:
                     continue
                 share = 1.0 / math.log(2 + len(peers))
@@ -865,7 +973,7 @@ class CodeGraph:
         words = {w for term in seed_terms for w in name_words(term)} - self._tuning.stopwords
         matches: Counter[str] = Counter()
         for word in words:
-            matches.update(self._words.get(word, ()))
+            matches.update(_looked_up(self._words, word))
         rank = self._ranking()
         best = sorted(matches, key=lambda n: (-matches[n], -rank.score(n), n))[: self._tuning.max_seeds]
         return {node: float(matches[node]) for node in best}
@@ -897,12 +1005,12 @@ class CodeGraph:
         symbol = self._symbols.get(node)
         if symbol is not None:
             return symbol.qualified or symbol.name
-        return str(self._graph.path[node])
+        return str(self._graph.path(node))
 
     def _definition_hit(self, node: str, score: float) -> Hit:
         symbol = self._symbols.get(node)
         if symbol is None:
-            path = str(self._graph.path[node])
+            path = str(self._graph.path(node))
             return Hit(path, Span(0, 0, 0, 0), score, None, "file", "", detect_language(path))
         return Hit(
             path=symbol.path,
@@ -921,23 +1029,52 @@ class _Home(NamedTuple):
     path: str
     folder: str
     top_level: bool
-    dotted: str  # "." + the dotted qualified name, so a suffix test needs no concatenation
+    dotted: str  # the dotted qualified name (the same string as its key in `_qualified`)
 
     @classmethod
-    def of(cls, path: str, symbol: Symbol, namespaces: frozenset[str] = frozenset()) -> _Home:
+    def of(cls, path: str, folder: str, symbol: Symbol, namespaces: frozenset[str] = frozenset()) -> _Home:
         """A definition directly in a namespace of its file (`namespace Monolog\\Handler;`, C++'s `namespace
         fmt {`) is top level as one outside any is: a namespace is no class whose members need a receiver."""
         qualified = symbol.qualified or symbol.name
         in_namespace = symbol.container is not None and qualified[: -len(symbol.name) - 1] in namespaces
-        return cls(path, _folder(path), symbol.container is None or in_namespace, "." + _dotted(qualified))
+        return cls(path, folder, symbol.container is None or in_namespace, _dotted(qualified))
+
+    def names(self, dotted: str) -> bool:
+        """Whether `dotted` is this definition's qualified name or a tail of it (`load`, `Config.load`)."""
+        return self.dotted == dotted or self.dotted.endswith("." + dotted)
 
 
-def _unindex(index: dict[str, set[str]], key: str, value: str) -> None:
-    values = index.get(key)
-    if values is not None:
-        values.discard(value)
-        if not values:
+def _index(index: NameIndex, key: str, value: str) -> None:
+    found = index.get(key)
+    if found is None:
+        index[key] = value
+    elif isinstance(found, str):
+        if found != value:
+            index[key] = {found, value}
+    else:
+        found.add(value)
+
+
+def _unindex(index: NameIndex, key: str, value: str) -> None:
+    found = index.get(key)
+    if found is None:
+        return
+    if isinstance(found, str):
+        if found == value:
             del index[key]
+        return
+    found.discard(value)
+    if len(found) == 1:
+        index[key] = found.pop()
+    elif not found:
+        del index[key]
+
+
+def _looked_up(index: NameIndex, key: str) -> Collection[str]:
+    found = index.get(key)
+    if found is None:
+        return ()
+    return (found,) if isinstance(found, str) else found
 
 
 def _keep_best(best: dict[K, Hit], key: K, hit: Hit) -> None:

@@ -9,17 +9,17 @@ import numpy as np
 import pytest
 
 from fourfold.engine.graph import graph as graph_module
-from fourfold.engine.graph.adjacency import Adjacency
+from fourfold.engine.graph.adjacency import Adjacency, edge_key
 from fourfold.engine.graph.graph import CodeGraph
 from fourfold.engine.model.records import ParsedFile, Reference, Span, Symbol
 
 
 def _same_as_networkx(mine: Adjacency, theirs: nx.DiGraph) -> None:
-    assert list(mine.path) == list(theirs.nodes)
+    assert [node for node, _ in mine.nodes()] == list(theirs.nodes)
     for node in theirs.nodes:
-        assert list(mine.succ[node]) == list(theirs.successors(node))
-        assert list(mine.pred[node]) == list(theirs.predecessors(node))
-        assert mine.path[node] == theirs.nodes[node].get("path")
+        assert [n for n, _ in mine.successors(node)] == list(theirs.successors(node))
+        assert [n for n, _ in mine.predecessors(node)] == list(theirs.predecessors(node))
+        assert mine.path(node) == theirs.nodes[node].get("path")
     assert [(s, t, d[1]) for s, t, d in mine.edges()] == list(theirs.edges(data="weight"))
 
 
@@ -40,11 +40,11 @@ def test_random_edits_keep_networkx_orders(seed: int) -> None:
             theirs.remove_nodes_from(gone)
         elif action < 0.85:
             source, target = rng.choice(names), rng.choice(names)
-            mine.set_edge(source, target, (1, float(step)))
+            mine.set_edge(edge_key(mine.node_id(source), mine.node_id(target)), (1, float(step)))
             theirs.add_edge(source, target, weight=float(step))
         else:
             source, target = rng.choice(names), rng.choice(names)
-            mine.remove_edge(source, target)
+            mine.remove_edge(edge_key(mine.node_id(source), mine.node_id(target)))
             if theirs.has_edge(source, target):
                 theirs.remove_edge(source, target)
     _same_as_networkx(mine, theirs)
