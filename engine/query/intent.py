@@ -70,7 +70,8 @@ class Rule:
     `shape` names how the query is tested (see `_MATCHERS`). For `phrases` rules, `phrases` maps a
     language to regex fragments; `{x}` marks where the target sits inside the phrase (any words,
     the target is then picked out of them), `{id}` a slot that only a code identifier may fill, and
-    `{name}` one word of any shape after a noun that says it is a name (`where is the function tinsert`).
+    `{name}` one word of any shape after a noun that says it is a name (`where is the function tinsert`),
+    and `{known}` one word that is a code identifier or the name of a symbol the index has.
     A phrase without a slot takes its target from the words after it, else from those before it.
     `targeted=False` rules name no target: a `how …` question is about behaviour, not a name.
     """
@@ -162,8 +163,11 @@ RULES: tuple[Rule, ...] = (
                 # implementation for storing routes" the noun is part of a description, and a 0.90
                 # verdict sent both down the direct path with a content word as the name to look up.
                 r"(?:definition|declaration|implementation)s?\s+(?:of|for)\s+(?:the\s+)?{id}",
-                r"(?:definition|declaration|implementation)s?\s+(?:of|for)\s+(?:the\s+)?{name}"
+                r"(?:definition|declaration)s?\s+(?:of|for)\s+(?:the\s+)?{name}"
                 rf"(?:\s+{_KIND_NOUNS_EN})?\s*\??$",
+                # "implementation" says less than "definition": "hash table implementation for objects"
+                # describes code, so a plain last word is a name only when the index has a symbol of it.
+                rf"implementations?\s+(?:of|for)\s+(?:the\s+)?{{known}}(?:\s+{_KIND_NOUNS_EN})?\s*\??$",
                 r"where(?:'s|\s+is)\s+{id}\s*\??$",
                 rf"where(?:'s|\s+is|\s+are)\s+(?:the\s+)?{_KIND_NOUNS_EN}\s+{{name}}\s*\??$",
             ),
@@ -323,6 +327,7 @@ _WHOLE_IDENTIFIER_RE = re.compile(rf"`?(?P<name>{_TOKEN})`?\s*(?:\(\s*\))?\s*\??
 _SLOT_X = r"(?P<x>.+?)"
 _SLOT_ID = rf"(?P<id>{_TOKEN})"
 _SLOT_NAME = rf"(?P<name>{_TOKEN})"
+_SLOT_KNOWN = rf"(?P<known>{_TOKEN})"
 _LOOKBEHIND_RE = re.compile(r"\(\?<!(?:\\.|[^)])*\)")
 
 
@@ -402,17 +407,17 @@ def _bounded(fragment: str) -> str:
 
 
 def _compile_phrase(fragment: str) -> _Phrase:
-    slot = next((name for name in ("x", "id", "name") if f"{{{name}}}" in fragment), None)
-    source = _bounded(fragment).replace("{x}", _SLOT_X).replace("{id}", _SLOT_ID).replace("{name}", _SLOT_NAME)
+    slot = next((name for name in ("x", "id", "name", "known") if f"{{{name}}}" in fragment), None)
+    source = (_bounded(fragment).replace("{x}", _SLOT_X).replace("{id}", _SLOT_ID).replace("{name}", _SLOT_NAME)
+              .replace("{known}", _SLOT_KNOWN))
     return _Phrase(re.compile(source, re.IGNORECASE | re.DOTALL), slot)
 
 
 def _screen_source(fragments: list[str]) -> str:
     """An RE2 pattern matching every query some row matches (maybe more): RE2 has no lookbehind,
-    so word boundaries consume a non-word character, lookbehinds are dropped and both slots become
+    so word boundaries consume a non-word character, lookbehinds are dropped and every slot becomes
     `.+?`. `_normalise` leaves only ASCII spaces, which RE2's `\\s` and Python's agree on."""
-    bodies = [_LOOKBEHIND_RE.sub("", f).replace("{x}", ".+?").replace("{id}", ".+?").replace("{name}", ".+?")
-              for f in fragments]
+    bodies = [re.sub(r"\{(?:x|id|name|known)\}", ".+?", _LOOKBEHIND_RE.sub("", f)) for f in fragments]
     return rf"(?is)(?:^|[^\pL\pN_])(?:{'|'.join(bodies)})(?:$|[^\pL\pN_])"
 
 
@@ -443,6 +448,11 @@ def _match_phrases(rule: Rule, query: str, known: Known | None) -> _Found | None
             return _Found(_pick_target(match.group("x"), known))
         if phrase.slot == "name":
             return _Found(match.group("name"))
+        if phrase.slot == "known":
+            word = match.group("known")
+            if is_identifier(word, known) or (known is not None and known(word)):
+                return _Found(word)
+            continue
         return _Found(_pick_target(query[match.end() :], known) or _pick_target(query[: match.start()], known))
     return None
 

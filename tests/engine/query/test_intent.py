@@ -100,6 +100,7 @@ CASES: list[tuple[str, str, float, str, str | None]] = [
     ("implementation of parse_file in the workspace", "find_definition", 0.90, "4b:where-defined", "parse_file"),
     # ... but a noun phrase that names no code is a description: `X implementation for Y` asks how.
     ("iterator implementation for JSON arrays and objects", "understand_code", 0.40, "9:fallback", None),
+    ("hash table implementation for objects", "understand_code", 0.40, "9:fallback", None),
     ("definition of the retry policy for uploads", "understand_code", 0.40, "9:fallback", None),
     ("where is parseConfig", "find_definition", 0.90, "4b:where-defined", "parseConfig"),
     ("definition of the Session class", "find_definition", 0.90, "4b:where-defined", "Session"),
@@ -256,6 +257,21 @@ def test_product_names_count_only_when_the_index_knows_them(
     verdict = classify(query, known)
     assert (verdict.rule, verdict.target) == (rule, target)
     assert all(name in {"tRPC", "toJSON", "GitHub", "Node.js", "iOS", "Session"} for name in asked)
+
+
+@pytest.mark.parametrize(
+    ("query", "rule", "target"),
+    [
+        # "implementation for" a plain word describes code unless the index has a symbol of that name
+        ("hash table implementation for objects", "9:fallback", None),
+        ("implementation of dequote", "4b:where-defined", "dequote"),
+        ("implementation of parse_file", "4b:where-defined", "parse_file"),
+        ("definition of objects", "4b:where-defined", "objects"),
+    ],
+)
+def test_implementation_of_a_plain_word_needs_the_index_to_know_it(query: str, rule: str, target: str | None) -> None:
+    verdict = classify(query, lambda name: name in {"dequote", "parse_file"})
+    assert (verdict.rule, verdict.target) == (rule, target)
 
 
 def test_phrase_rules_ship_three_languages() -> None:
