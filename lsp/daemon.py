@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import fcntl
+import importlib.util
 import json
 import os
 import socket
@@ -32,6 +33,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from dataclasses import asdict, dataclass, replace
+from functools import lru_cache
 from pathlib import Path
 from typing import IO, Any
 
@@ -68,18 +70,21 @@ class RemoteError(Exception):
 
 @dataclass(frozen=True)
 class DaemonKey:
-    """What makes two CLI calls share a daemon: the root, the index folder and the settings that change answers."""
+    """What makes two CLI calls share a daemon: the root, the index folder, the settings that change
+    answers, and the code that gives them (`code_identity`): a daemon started before an upgrade or a
+    checkout of other code would go on answering with the old engine and write the index with it."""
 
     root: str
     index_dir: str
     backend: str
     exclude: tuple[str, ...]
+    code: str = ""
 
     @classmethod
     def of(cls, root: str, index_dir: str | None, backend: str | None, exclude: list[str] | None) -> DaemonKey:
         resolved = Path(root).resolve()
         folder = Path(index_dir).resolve() if index_dir else default_index_dir(resolved)
-        return cls(str(resolved), str(folder), backend or "local", tuple(exclude or ()))
+        return cls(str(resolved), str(folder), backend or "local", tuple(exclude or ()), code_identity())
 
     @property
     def folder(self) -> Path:
@@ -87,6 +92,31 @@ class DaemonKey:
 
     def settings(self) -> dict[str, Any]:
         return {"index_dir": self.index_dir, "semantic_backend": self.backend, "exclude": list(self.exclude)}
+
+
+@lru_cache(maxsize=1)
+def code_identity() -> str:
+    """A digest of the installed engine and adapters as files (each one's path, size and mtime), read
+    without importing them: what a daemon runs is what a client would run only when these agree. A
+    stat per file, about a millisecond for the whole package; compiled caches do not count."""
+    digest = xxhash.xxh3_64()
+    for package in ("fourfold.engine", "fourfold.lsp"):
+        spec = importlib.util.find_spec(package)
+        for folder in (spec.submodule_search_locations or ()) if spec is not None else ():
+            for path, size, mtime in sorted(_files(Path(folder))):
+                digest.update(f"{path}\0{size}\0{mtime}\n".encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
+
+
+def _files(folder: Path) -> Iterator[tuple[str, int, int]]:
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                if entry.name != "__pycache__":
+                    yield from _files(Path(entry.path))
+            elif entry.is_file():
+                info = entry.stat()
+                yield entry.path, info.st_size, info.st_mtime_ns
 
 
 def default_index_dir(root: Path) -> Path:
@@ -283,7 +313,7 @@ class Daemon:
                     "idle_s": self.idle_s}
         if request.get("key") != asdict(self.key) | {"exclude": list(self.key.exclude)}:
             self.shutdown()
-            return {"ok": False, "restart": "this daemon runs with other settings"}
+            return {"ok": False, "restart": "this daemon runs with other settings or other code"}
         self._wait(send, request.get("wait_embedded", False))
         try:
             return self._run(op, request, send)

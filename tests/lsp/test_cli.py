@@ -420,6 +420,30 @@ def test_a_daemon_with_other_settings_is_replaced(capsys: pytest.CaptureFixture[
     assert (index / "daemon.log").read_text().count(": serving ") == 2
 
 
+def test_a_daemon_started_by_other_code_is_replaced(tmp_path: Path) -> None:
+    """An upgrade while a daemon runs: a file of the installed package changes (here its mtime, as a
+    reinstall or a checkout leaves it), so the next call must not be answered by the daemon the old
+    code started. It is asked to stop and a new one serves; the file's mtime is put back after."""
+    import fourfold.lsp
+
+    root = tmp_path / "polyglot"
+    shutil.copytree(FIXTURE, root)
+    index = tmp_path / "index"
+    flags = ["--root", str(root), "--index-dir", str(index), "--backend", "none"]
+    changed = Path(fourfold.lsp.__file__)
+    before = changed.stat()
+    try:
+        first = run_cli("search", "retry", *flags, "--json")
+        assert first.returncode == 0 and json.loads(first.stdout)["results"], first.stderr
+        os.utime(changed, ns=(before.st_atime_ns, before.st_mtime_ns + 1_000_000_000))
+        second = run_cli("search", "retry", *flags, "--json")
+        assert second.returncode == 0 and json.loads(second.stdout)["results"], second.stderr
+    finally:
+        os.utime(changed, ns=(before.st_atime_ns, before.st_mtime_ns))
+        run_cli("daemon", "stop", *flags)
+    assert (index / "daemon.log").read_text().count(": serving ") == 2
+
+
 def test_the_clients_index_folder_is_the_engines(tmp_path: Path) -> None:
     from fourfold.engine.index.store import default_index_dir
     from fourfold.lsp.daemon import DaemonKey
