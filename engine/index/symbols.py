@@ -678,11 +678,22 @@ class _Index:
         pattern = re.compile(".*?".join(f"({re.escape(char)})" for char in needle))
         scored: list[tuple[float, int]] = []
         for position in candidates[:FUZZY_MAX_CANDIDATES]:
-            found = pattern.search(self.lower_names[position])
+            lowered = self.lower_names[position]
+            # Most candidates share the needle's letters but not in its order: a plain subsequence test
+            # turns them away in a few steps, where the regex backtracks through every split.
+            if not _is_subsequence(needle, lowered):
+                continue
+            found = pattern.search(lowered)
             if found is not None:
                 scored.append((-_fuzzy_quality(self.symbols[position].name, found), position))
         scored.sort()
         return [(position, -negative) for negative, position in scored]
+
+
+def _is_subsequence(needle: str, text: str) -> bool:
+    """Whether `needle`'s characters occur in `text` in order (what the fuzzy regex matches)."""
+    rest = iter(text)
+    return all(char in rest for char in needle)
 
 
 def _fuzzy_quality(name: str, found: re.Match[str]) -> float:

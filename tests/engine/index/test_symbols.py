@@ -211,3 +211,20 @@ def test_a_rebuild_over_known_names_and_paths_derives_nothing_again() -> None:
                                                 symbols_module._path_parts)]
     assert [b - a for a, b in zip(before, after, strict=True)] == [1, 1, 0]
     assert table.search("sub1.helper_4")[0].symbol.path == "pkg/sub1/mod4.py"
+
+
+def test_the_subsequence_test_turns_away_exactly_what_the_fuzzy_pattern_cannot_match() -> None:
+    """The cheap check before the fuzzy regex must never drop a name the regex would match."""
+    import itertools
+    import random
+    import re
+
+    from fourfold.engine.index.symbols import _is_subsequence
+
+    rng = random.Random(7)
+    names = ["".join(rng.choice("abcde_") for _ in range(rng.randint(0, 9))) for _ in range(300)]
+    needles = ["".join(letters) for size in (1, 2, 3) for letters in itertools.product("abce", repeat=size)]
+    for needle in needles:
+        pattern = re.compile(".*?".join(f"({re.escape(char)})" for char in needle))
+        for name in names:
+            assert _is_subsequence(needle, name) == (pattern.search(name) is not None), (needle, name)
