@@ -2,25 +2,18 @@
 
 from __future__ import annotations
 
-import importlib
-import sys
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
 import numpy as np
 import pytest
 
-TRAIN = Path(__file__).resolve().parents[2] / "train"
-
 
 @pytest.fixture
-def distill(monkeypatch: pytest.MonkeyPatch) -> Iterator[ModuleType]:
+def distill(train_module: Callable[[str], ModuleType]) -> ModuleType:
     """train/distill.py imported as build_model.py imports it (train/ first on sys.path)."""
-    monkeypatch.syspath_prepend(str(TRAIN))
-    module = importlib.import_module("distill")
-    yield module
-    sys.modules.pop("distill", None)
+    return train_module("distill")
 
 
 def test_word_forms_get_minilm_sentence_vectors_that_keep_related_words_close(

@@ -3,15 +3,11 @@ tasks comes out of real files parsed with Fourfold's grammars."""
 
 from __future__ import annotations
 
-import importlib
-import sys
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
 import pytest
-
-TRAIN = Path(__file__).resolve().parents[2] / "train"
 
 MEMORY = """class MemoryQueue:
     def push(self, item):
@@ -50,12 +46,9 @@ retryWithBackoff attempts action = go 0
 
 
 @pytest.fixture
-def pairs(monkeypatch: pytest.MonkeyPatch) -> Iterator[ModuleType]:
+def pairs(train_module: Callable[[str], ModuleType]) -> ModuleType:
     """train/pairs.py imported as build_model.py imports it (train/ first on sys.path)."""
-    monkeypatch.syspath_prepend(str(TRAIN))
-    module = importlib.import_module("pairs")
-    yield module
-    sys.modules.pop("pairs", None)
+    return train_module("pairs")
 
 
 def package(root: Path) -> Path:
