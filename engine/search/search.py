@@ -67,6 +67,11 @@ class Searcher:
         self.decompose = decompose
         self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="retriever")
 
+    def close(self) -> None:
+        """Stop the retriever threads: a closed workspace must not leave them (and the memory their
+        allocator arenas hold) behind, one pair per workspace an LSP or eval session ever opened."""
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
     def parse(self, snapshot: Snapshot, request: SearchRequest) -> ParsedQuery:
         """Read the request's query once: classified with the index's symbol table (`known` names, and
         a generic name inside a question read as the question, `_unless_generic`), or pinned."""

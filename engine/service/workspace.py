@@ -981,3 +981,4 @@ class Workspace:
             with self._lexical_lock:
                 self._store_lexical()
             self.store.close()
+        self._searcher.close()

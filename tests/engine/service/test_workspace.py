@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import replace
@@ -264,3 +265,22 @@ def test_every_line_keeps_to_the_paths_and_languages_asked_and_reads_back_the_li
     assert found.texts(found.lines) == ["marker = 1", "marker_two = 3"]
     assert sorted(workspace.every_line("marker", paths=["*.md", "*.js"]).lines) == [("notes.md", 0), ("src/b.js", 0)]
     workspace.close()
+
+
+def test_closing_a_workspace_stops_its_retriever_threads(tree: Path, tmp_path: Path) -> None:
+    """An LSP session or an eval run opens and closes workspaces for hours: each closed one used to
+    leave its retriever threads running (two per workspace over SWE-bench's 65 releases)."""
+    def retriever_threads() -> int:
+        return sum(1 for thread in threading.enumerate() if thread.name.startswith("retriever"))
+
+    before = retriever_threads()
+    for round_ in range(3):
+        workspace = open_workspace(tree, tmp_path / f"index{round_}")
+        workspace.refresh()
+        assert workspace.search(SearchRequest(query="how are items retried after a failure")).results
+        assert retriever_threads() > before
+        workspace.close()
+    for thread in threading.enumerate():
+        if thread.name.startswith("retriever"):
+            thread.join(timeout=5)
+    assert retriever_threads() == before
