@@ -7,7 +7,9 @@ corpus folder `CORPORA/<project>-<release>/` (bench/fetch_swebench.sh makes them
 system and per group of instances, file hit@1/5/10 (some gold file among the first k distinct files),
 all-gold-files recall@10 (every gold file in the first 10), function hit@10 (some gold function among
 the first 10 distinct functions of the answer) and how often the top file is no code at all (a
-changelog, a CI config), beside a whole-file BM25 over the same files in the same run.
+changelog, a CI config), beside a whole-file BM25 over the same files in the same run. A gold method the
+searched release holds under another class of the same file is named as the release names it
+(`release_named`; the report lists each).
 
 Weights of the engine are tuned on one half of the repositories (`TUNE_REPOS`); both halves are
 reported, so a figure that only the tuning half shows is visible as such.
