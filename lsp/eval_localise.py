@@ -7,7 +7,9 @@ corpus folder `CORPORA/<project>-<release>/` (bench/fetch_swebench.sh makes them
 system and per group of instances, file hit@1/5/10 (some gold file among the first k distinct files),
 all-gold-files recall@10 (every gold file in the first 10), function hit@10 (some gold function among
 the first 10 distinct functions of the answer) and how often the top file is no code at all (a
-changelog, a CI config), beside a whole-file BM25 over the same files in the same run.
+changelog, a CI config), beside a whole-file BM25 over the same files in the same run. A gold method the
+searched release holds under another class of the same file is named as the release names it
+(`release_named`; the report lists each).
 
 Weights of the engine are tuned on one half of the repositories (`TUNE_REPOS`); both halves are
 reported, so a figure that only the tuning half shows is visible as such.
@@ -49,6 +51,7 @@ __all__ = [
     "is_instances_file",
     "load_instances",
     "print_localise",
+    "release_named",
     "run_localise",
     "score",
     "summarise",
@@ -250,6 +253,7 @@ class LocaliseReport:
     rows: list[LocaliseRow]
     answers: list[Answer]
     missing_gold: list[str] = field(default_factory=list)
+    renamed_gold: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     truncated: list[str] = field(default_factory=list)
 
@@ -257,6 +261,7 @@ class LocaliseReport:
         return {
             "rows": [vars(row) for row in self.rows],
             "missing_gold": self.missing_gold,
+            "renamed_gold": self.renamed_gold,
             "skipped": self.skipped,
             "truncated": self.truncated,
             "answers": [{
@@ -331,7 +336,10 @@ def _run_corpus(folder: Path, instances: Sequence[Instance], settings: Settings,
         if settings.semantic_backend != "none":
             workspace.embed_pending()
         answers = []
-        for instance in instances:
+        snapshot = workspace.snapshot()
+        for asked in instances:
+            instance, renamed = release_named(asked, snapshot)
+            report.renamed_gold.extend(renamed)
             text = instance.text
             if len(text) > MAX_QUERY_LENGTH:
                 report.truncated.append(f"{instance.id}: {len(text)} characters, cut to {MAX_QUERY_LENGTH}")
@@ -339,7 +347,6 @@ def _run_corpus(folder: Path, instances: Sequence[Instance], settings: Settings,
             for preset in options.presets:
                 answers.append(_engine_answer(workspace, instance, text, preset, options))
         if options.baseline:
-            snapshot = workspace.snapshot()
             bm25 = FileBM25({path: body for path in snapshot.files
                              if is_code(path) and (body := snapshot.text(path)) is not None})
             for instance in instances:
@@ -349,6 +356,25 @@ def _run_corpus(folder: Path, instances: Sequence[Instance], settings: Settings,
         return answers
     finally:
         workspace.close()
+
+
+def release_named(instance: Instance, snapshot: Snapshot) -> tuple[Instance, list[str]]:
+    """The instance with each gold method that its file in the searched release lacks under the gold's name
+    named as that release names it: the one method of that name in the file (`MatrixProperties.is_upper` of the
+    base commit is `MatrixBase.is_upper` in sympy 1.0). The gold names come from the fix's base commit, the
+    corpus is the release before it, and a class split or renamed in between moves no code the fix edits. A
+    name the file lacks or holds more than once stays as it is (a miss). Returns the notes of what was renamed."""
+    renamed, notes = [], []
+    for path, span in instance.gold_functions:
+        parsed = snapshot.parsed.get(path)
+        names = [s.qualified or s.name for s in parsed.symbols if s.kind in FUNCTION_KINDS] if parsed else []
+        same = [name for name in names if name.rsplit(".", 1)[-1] == span.rsplit(".", 1)[-1]]
+        if "." in span and names and not any(_function_matches((path, name), (path, span)) for name in names) \
+                and len(same) == 1:
+            notes.append(f"{instance.id}: {path}::{span} -> {same[0]}")
+            span = same[0]
+        renamed.append((path, span))
+    return (replace(instance, gold_functions=tuple(renamed)) if notes else instance), notes
 
 
 def _engine_answer(workspace: Workspace, instance: Instance, text: str, preset: str,
@@ -386,6 +412,10 @@ def print_localise(report: LocaliseReport, out: TextIO) -> None:
     if report.missing_gold:
         out.write(f"\n{len(report.missing_gold)} gold file(s) absent from their corpus (counted as misses):\n")
         out.write("".join(f"  {item}\n" for item in report.missing_gold))
+    if report.renamed_gold:
+        out.write(f"\n{len(report.renamed_gold)} gold function(s) named as the searched release names them "
+                  "(release_named):\n")
+        out.write("".join(f"  {item}\n" for item in report.renamed_gold))
     if report.skipped:
         out.write(f"\n{len(report.skipped)} instance(s) skipped: no corpus folder\n")
         out.write("".join(f"  {item}\n" for item in report.skipped[:20]))
@@ -443,6 +473,7 @@ def cmd_localise(args: argparse.Namespace) -> int:
         run = run_localise(instances, Path(args.root), settings, options, index_root, sys.stderr)
         answers.extend(run.answers)
         report.missing_gold, report.skipped, report.truncated = run.missing_gold, run.skipped, run.truncated
+        report.renamed_gold = run.renamed_gold
     report.rows = summarise(answers, groups_of(instances))
     print_localise(report, sys.stdout)
     if args.json_out:

@@ -17,7 +17,8 @@ functions, methods and classes inside the first few of them by what the issue sa
 - `words`: the issue's prose words in its name and its own lines (BM25, normalised by the best);
 - `found`: the places the parts' searches found inside it (their fusion gains, normalised).
 
-A function scores its file's share, 1 / (1 + the file's place among the found files) to the power
+A function scores its file's share, 1 / (1 + the file's place among the found files; for a function that
+says a literal, the better of that and its file's place among the files whose functions say one) to the power
 FUNCTION_FILE_POWER, times `floor + Σ weight × feature` (FUNCTION_WEIGHTS in profiles.py), lowered for
 a test function or a file the path prior lowers (a test, an example, docs), so the second file's function
 that the traceback names beats the first file's function that nothing points at, and a function of a
@@ -211,12 +212,20 @@ def candidates(
     words = _bm25([row[4] for row in rows], evidence.words)
     top_words = max(words, default=0.0) or 1.0
     top_found = max(found_raw, default=0.0) or 1.0
+    tests = [is_test(symbol) or result.prior < 1.0 for result, _, symbol, _, _ in rows]
+    # a function saying the issue's message or quote is pointed at by the text itself, as a frame's is: its file's
+    # share is its place among the files whose (non-test) functions say one, when that is better (profiles.py,
+    # beside FUNCTION_FILE_POWER)
+    saying = list(dict.fromkeys(row[0].path for row, test in zip(rows, tests, strict=True)
+                                if row[3]["literal"] and not test))
     out = []
-    for (result, share, symbol, features, _), lexical, gain in zip(rows, words, found_raw, strict=True):
+    for (result, share, symbol, features, _), lexical, gain, test in zip(rows, words, found_raw, tests, strict=True):
+        if features["literal"] and not test:
+            share = max(share, 1.0 / (1 + saying.index(result.path)))
         out.append(Candidate(result.path, symbol, share,
                              {**features, "called": callees.get(symbol.name, 0.0), "words": lexical / top_words,
                               "found": gain / top_found},
-                             is_test(symbol) or result.prior < 1.0))
+                             test))
     return out
 
 

@@ -180,6 +180,13 @@ _IMPORT = re.compile(r"^\s*(?:(?:>>>|\.\.\.)\s*)?"
                      r"(?:from\s+([A-Za-z_][\w.]*)\s+import\s+([\w., ()*]+)|import\s+([A-Za-z_][\w.]*))", re.M)
 _ERROR_LINE = re.compile(r"^\s*((?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Warning|Exit|Failure)):[ \t]*(.+)$",
                          re.M)
+# A tool's diagnostic as compilers, linters and doc builders print it, `path:line[:col]: message` (GCC, mypy,
+# flake8, Sphinx), the message maybe behind a severity (`WARNING:`, `error:`, `E1101:`): the message is the
+# text the program says where it reports the fault, as an exception's is. Not pytest's `path:12: in f` (a
+# frame) nor its `path:7: AssertionError` (a bare class name, `_diagnostics` drops it).
+_DIAGNOSTIC = re.compile(r"^[ \t]*[\w.~/\\-]*\w\.\w+:\d+(?::\d+)?:[ \t]*(?:(?:[A-Za-z]+|[A-Z]\d+)[ \t]*:[ \t]*)?"
+                         r"(?!in )(\S.*)$",
+                         re.M)
 _EXCEPTION = re.compile(r"\b[A-Z]\w*(?:Error|Exception|Warning)\b")
 _VARYING = re.compile(r"'[^']*'|\"[^\"]*\"|`[^`]*`|<[^>]*>|\b0x[0-9a-f]+\b|\d+(?:\.\d+)?|[\w.]+\(\)")
 _BACKTICK = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
@@ -305,6 +312,8 @@ def split(text: str) -> Split:
             stated[name] = max(stated.get(name, 0.0), strength)
 
     errors = [_literal(match.group(2)) for match in _ERROR_LINE.finditer(text)]
+    errors.extend(message for match in _DIAGNOSTIC.finditer(text)
+                  if not _NAME.fullmatch(message := _literal(match.group(1))))
     quotes = [_literal(next(group for group in match.groups() if group)) for match in _QUOTED.finditer(outside)]
     quotes.extend(_literal(item) for item in strong if not _NAME.fullmatch(item) and not _DOTTED.fullmatch(item))
     return Split(

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from fourfold.engine import Settings
+from fourfold.engine import Settings, Workspace
 from fourfold.lsp.eval_cli import add_eval_parser
 from fourfold.lsp.eval_localise import (
     BM25_SYSTEM,
@@ -19,6 +19,7 @@ from fourfold.lsp.eval_localise import (
     groups_of,
     is_instances_file,
     load_instances,
+    release_named,
     run_localise,
     score,
     select,
@@ -86,6 +87,27 @@ def test_select_spreads_a_capped_repository_evenly() -> None:
     chosen = select([*many, GOLD], None, 3)
     assert [i.id for i in chosen] == ["big-0", "big-3", "big-6", "demo-1"]
     assert [i.id for i in select([*many, GOLD], "demo", None)] == ["demo-1"]
+
+
+def test_a_gold_method_is_named_as_the_searched_release_names_it(tmp_path: Path) -> None:
+    """The gold names are the base commit's; the corpus is the release before, where a method may sit in
+    another class of the same file. The one method of that name in the file stands for it; a name the file
+    lacks, or holds twice, stays a miss."""
+    (tmp_path / "m.py").write_text("class MatrixBase:\n    def is_upper(self):\n        return True\n\n"
+                                   "    def shape(self):\n        return 1\n\n\n"
+                                   "class Sparse:\n    def shape(self):\n        return 2\n")
+    workspace = Workspace(tmp_path, Settings(index_dir=str(tmp_path / "index"), semantic_backend="none"),
+                          background=False)
+    try:
+        workspace.refresh()
+        gold = (("m.py", "MatrixProperties.is_upper"), ("m.py", "MatrixProperties.shape"), ("m.py", "Gone.f"),
+                ("m.py", "MatrixBase.is_upper"))
+        named, notes = release_named(Instance("i-1", "acme/m", "1.0", "t", ("m.py",), gold), workspace.snapshot())
+    finally:
+        workspace.close()
+    assert named.gold_functions == (("m.py", "MatrixBase.is_upper"), *gold[1:])
+    assert notes == ["i-1: m.py::MatrixProperties.is_upper -> MatrixBase.is_upper"]
+    assert score(Answer(named, "s", ("m.py",), (("m.py", "MatrixBase.is_upper"),), 1.0)).function is True
 
 
 def _corpora(tmp_path: Path) -> tuple[Path, Path]:

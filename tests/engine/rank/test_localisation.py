@@ -95,6 +95,19 @@ def test_a_literal_counts_in_the_function_that_says_it() -> None:
     assert ranked[0] == "pkg/core.py::Writer.format"
 
 
+def test_a_function_that_says_the_message_takes_its_files_place_among_the_files_that_say_it() -> None:
+    # pkg/core.py is the second file found, but the only one whose function says the message
+    files = [_file("pkg/registry.py", 1.0), _file("pkg/core.py", 0.5)]
+    found = candidates(files, {}, _parsed, FILES.get, Evidence(literals=("header rows are not supported",)))
+    shares = {c.symbol.qualified or c.symbol.name: c.file_share for c in found}
+    assert shares["Writer.format"] == 1.0  # as if its file came first
+    assert shares["Writer.write"] == 0.5 and shares["dispatch"] == 1.0  # the rest keep their file's place
+    # a test that says the message shows the bug, it is not pointed at: its file keeps its place
+    lowered = candidates([files[0], replace(files[1], prior=0.3)], {}, _parsed, FILES.get,
+                         Evidence(literals=("header rows are not supported",)))
+    assert {c.symbol.name: c.file_share for c in lowered}["format"] == 0.5
+
+
 def test_a_class_owns_its_header_and_attributes_not_its_methods() -> None:
     found = candidates([_file("pkg/core.py", 1.0)], {}, _parsed, FILES.get, Evidence(words=("delimit",)))
     words = {c.symbol.qualified or c.symbol.name: c.features["words"] for c in found}

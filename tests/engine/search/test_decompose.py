@@ -81,6 +81,26 @@ def test_split_reads_prose_frames_modules_names_errors_and_quotes() -> None:
     assert "ascii.fixed_width" in found.quotes
 
 
+DIAGNOSTICS = textwrap.dedent('''\
+    The build now complains about an option it used to accept
+
+    ```
+    Warning, treated as error:
+    ../../docs/trace.rst.inc:4:Malformed option description '[enable=]PATTERN', should look like "opt"
+    src/app.py:12:5: E1101: Instance of 'Node' has no member 'size' (no-member)
+    src/_pytest/runner.py:341: in from_call
+    test_foo.py:7: AssertionError
+    ```
+    ''')
+
+
+def test_split_reads_the_messages_of_path_line_diagnostics() -> None:
+    """A doc builder's or linter's `path:line[:col]: message` is an error message like an exception's; pytest's
+    `path:line: in f` (a frame) and `path:line: AssertionError` (a bare class name) are not."""
+    errors = set(split(DIAGNOSTICS).errors)
+    assert errors == {"Malformed option description", "has no member"}
+
+
 NOTEBOOK_TRACEBACKS = textwrap.dedent('''\
     Color mapping fails with boolean data
 
