@@ -170,6 +170,7 @@ class Searcher:
             coherence=features.coherence,
             agreement=features.agreement,
             line_level=features.line_level,
+            families=features.families,
         )
 
     def _run(
