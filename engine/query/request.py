@@ -36,6 +36,7 @@ class Ranking:
     `legacy_versions` lowers the files of a version folder beside a later one (`v3/` beside `v4/`);
     `file_families` counts, in a file's agreement, the ranks of the files named as its parts
     (`SqlMapper.Async.cs` for `SqlMapper.cs`, `Request+Body.swift` for `Request.swift`);
+    `file_copies` lowers, for an understanding question, a file defining mostly the names of one above it;
     `weights` replaces rows of the DESIGN §3 weight table on fused routes (`bench/fit_weights.py`
     measures alternatives with it; the shipped table is `profiles.WEIGHTS`).
     """
@@ -56,6 +57,7 @@ class Ranking:
     path_rarity: bool = True
     legacy_versions: bool = True
     file_families: bool = True
+    file_copies: bool = True
     binary_vectors: bool = True
     k: int | None = None
     without: frozenset[str] = field(default_factory=frozenset)

@@ -20,6 +20,10 @@ from ..model.profiles import (
     BOOST_CAP,
     BOOST_SLOPE,
     CALLABLE_KINDS,
+    COPY_MIN_DEFINITIONS,
+    COPY_OVERLAP,
+    COPY_PRIOR,
+    COPY_WINDOW,
     DEFINITION_KINDS,
     DEMOTE_FACTOR,
     DEMOTED_DIRS,
@@ -321,6 +325,24 @@ def _family_parts(groups: Mapping[tuple[str, int], list[_Scored]],
     return parts
 
 
+def _spread_copies(results: list[FusedResult], names_of: Callable[[str], frozenset[str]]) -> list[FusedResult]:
+    """`results` (best first) with each copy of a file listed above it lowered by COPY_PRIOR, best first
+    again. A copy defines mostly the same names (COPY_OVERLAP of both files' names, each with at least
+    COPY_MIN_DEFINITIONS): a legacy copy of a module, an async twin of a class. Its `prior` carries the
+    factor, so the score still reads (sum(contributions) + coherence) × prior."""
+    listed: list[frozenset[str]] = []
+    spread = list(results)
+    for position, result in enumerate(results[:COPY_WINDOW]):
+        names = names_of(result.path)
+        if len(names) < COPY_MIN_DEFINITIONS:
+            continue
+        if any(len(names & other) >= COPY_OVERLAP * len(names | other) for other in listed):
+            spread[position] = replace(result, score=result.score * COPY_PRIOR, prior=result.prior * COPY_PRIOR)
+        listed.append(names)
+    spread.sort(key=lambda r: (-r.score, r.path, r.span))
+    return spread
+
+
 def _function_shown(items: Sequence[_Scored]) -> _Scored | None:
     """The function to show a file at when its best cluster is the file's head (issue 14: "how does X
     work" answered by the function in a 4,700-line file, not by its imports), or None."""
@@ -361,6 +383,7 @@ def fuse(
     agreement: float = 0.0,
     line_level: bool = False,
     families: bool = False,
+    copies: Callable[[str], frozenset[str]] | None = None,
 ) -> list[FusedResult]:
     """Fuse each modality's ranked hits into one list, best first, one result per file.
 
@@ -378,7 +401,8 @@ def fuse(
     `line_level` (understanding questions) shows a file whose best cluster is its head (module code,
     imports, a docstring) at its best function instead, when that scores at least LINE_LEVEL_SHARE of it.
     `families` (with `agreement`) counts in a file's agreement the clusters of the files named as its
-    parts (`_family_parts`: `SqlMapper.Async.cs` for `SqlMapper.cs`).
+    parts (`_family_parts`: `SqlMapper.Async.cs` for `SqlMapper.cs`). `copies` (a file -> the names it
+    defines) lowers a copy of a file listed above it (`_spread_copies`).
     """
     if k < 0:
         raise ValueError(f"RRF k must be >= 0, got {k}")
@@ -399,4 +423,4 @@ def fuse(
         shown = _function_shown(items) if line_level else None
         results.append(_shown_at(result, shown) if shown is not None else result)
     results.sort(key=lambda r: (-r.score, r.path, r.span))
-    return results
+    return _spread_copies(results, copies) if copies is not None else results

@@ -112,6 +112,17 @@ def with_generic(names: StatedNames, defining_paths: Callable[[str], Collection[
     return replace(names, generic=generic) if generic else names
 
 
+def defined_names(snapshot: Snapshot, path: str) -> frozenset[str]:
+    """The names a file defines (not its modules or namespaces: every file of a package opens the same one)."""
+    parsed = snapshot.parsed.get(path)
+    if parsed is None:
+        return frozenset()
+    return frozenset(symbol.name for symbol in parsed.symbols if symbol.kind in _OWN_DEFINITION_KINDS)
+
+
+_OWN_DEFINITION_KINDS = DEFINITION_KINDS - {"module", "namespace"}
+
+
 def defines(symbol: str | None, kind: str | None, names: Collection[str]) -> bool:
     """Whether a definition of `kind` named `symbol` is one of `names`."""
     return kind in DEFINITION_KINDS and last_name(symbol) in names
@@ -389,7 +400,8 @@ class FusionFeatures:
     the share of a file's next chunks added for an understanding question, `agreement` the share of its
     file-level RRF score (its best rank per retriever over all its chunks), with `families` over its
     parts' chunks too (`SqlMapper.Async.cs` for `SqlMapper.cs`); `line_level` whether a file whose best
-    chunk is its head is shown at its best function.
+    chunk is its head is shown at its best function; `copies` the names a file defines, by which a copy
+    of a file listed above it is lowered (fusion's `_spread_copies`).
     """
 
     centrality: Callable[[Hit], float]
@@ -402,6 +414,7 @@ class FusionFeatures:
     agreement: float
     line_level: bool
     families: bool = False
+    copies: Callable[[str], frozenset[str]] | None = None
 
 
 def fusion_features(snapshot: Snapshot, query: ParsedQuery, ranking: Ranking, intent: str,
@@ -427,6 +440,7 @@ def fusion_features(snapshot: Snapshot, query: ParsedQuery, ranking: Ranking, in
         agreement=FILE_AGREEMENT if topical and not direct and ranking.file_agreement else 0.0,
         line_level=topical,
         families=ranking.file_families,
+        copies=(lambda path: defined_names(snapshot, path)) if topical and not direct and ranking.file_copies else None,
     )
 
 

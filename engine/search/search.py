@@ -171,6 +171,7 @@ class Searcher:
             agreement=features.agreement,
             line_level=features.line_level,
             families=features.families,
+            copies=features.copies,
         )
 
     def _run(

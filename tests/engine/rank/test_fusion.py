@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from fourfold.engine.model.profiles import FILE_COHERENCE_CHUNKS, NAMED_FILE_SCALE
+from fourfold.engine.model.profiles import COPY_PRIOR, FILE_COHERENCE_CHUNKS, NAMED_FILE_SCALE
 from fourfold.engine.model.records import Hit, Span
 from fourfold.engine.rank.fusion import FusedResult, boost, family_root, fuse, is_demoted_path
 
@@ -578,3 +578,36 @@ def test_a_part_its_path_lowers_is_no_part_of_the_root() -> None:
     alone = {r.path: r for r in fuse(ranked, {"semantic": 1.0}, 10, _flat, agreement=1.0, prior=prior)}
     pooled = {r.path: r for r in fuse(ranked, {"semantic": 1.0}, 10, _flat, agreement=1.0, prior=prior, families=True)}
     assert pooled == alone
+
+
+# --- copies on one page -------------------------------------------------------------------------
+
+
+def _copies_ranked() -> dict[str, list[Hit]]:
+    """fields.py first, its legacy copy v1/fields.py second, validators.py (the other answer) third."""
+    return {"semantic": [_hit("fields.py", 0, 5, "Field", "class"), _hit("v1/fields.py", 0, 5, "Field", "class"),
+                         _hit("validators.py", 0, 5, "validator", "function")]}
+
+
+NAMES = {"fields.py": frozenset({"Field", "FieldInfo", "ModelField", "populate"}),
+         "v1/fields.py": frozenset({"Field", "FieldInfo", "ModelField", "prepare"}),  # 3 of 5 names shared
+         "validators.py": frozenset({"validator", "Field", "check"})}
+
+
+def test_a_copy_of_a_file_listed_above_it_is_lowered() -> None:
+    plain = fuse(_copies_ranked(), {"semantic": 1.0}, 10, _flat)
+    spread = fuse(_copies_ranked(), {"semantic": 1.0}, 10, _flat, copies=lambda path: NAMES.get(path, frozenset()))
+    assert [r.path for r in plain] == ["fields.py", "v1/fields.py", "validators.py"]
+    assert [r.path for r in spread] == ["fields.py", "validators.py", "v1/fields.py"]
+    by_path = {r.path: r for r in spread}
+    assert by_path["v1/fields.py"].prior == _approx(COPY_PRIOR)
+    assert by_path["v1/fields.py"].score == _approx(COPY_PRIOR / 12)
+    assert by_path["validators.py"].prior == 1.0  # shares one name of six: no copy
+    for result in spread:
+        assert result.score == _approx((sum(result.contributions.values()) + result.coherence) * result.prior)
+
+
+def test_a_file_with_too_few_definitions_is_no_copy() -> None:
+    few = {"fields.py": frozenset({"Field", "x"}), "v1/fields.py": frozenset({"Field", "x"})}
+    spread = fuse(_copies_ranked(), {"semantic": 1.0}, 10, _flat, copies=lambda path: few.get(path, frozenset()))
+    assert spread == fuse(_copies_ranked(), {"semantic": 1.0}, 10, _flat)
