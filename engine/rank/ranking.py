@@ -113,14 +113,29 @@ def with_generic(names: StatedNames, defining_paths: Callable[[str], Collection[
 
 
 def defined_names(snapshot: Snapshot, path: str) -> frozenset[str]:
-    """The names a file defines (not its modules or namespaces: every file of a package opens the same one)."""
+    """The names a file defines (not its modules or namespaces: every file of a package opens the same one).
+    Kept per file version (DEFINED_NAMES_CACHE): a stored index decodes a file's symbols on first touch."""
+    record = snapshot.files.get(path)
+    key = (path, record.digest) if record is not None and path not in snapshot.buffers else None
+    known = _DEFINED_NAMES.get(key) if key is not None else None
+    if known is not None:
+        return known
     parsed = snapshot.parsed.get(path)
-    if parsed is None:
-        return frozenset()
-    return frozenset(symbol.name for symbol in parsed.symbols if symbol.kind in _OWN_DEFINITION_KINDS)
+    names = frozenset() if parsed is None else \
+        frozenset(symbol.name for symbol in parsed.symbols if symbol.kind in _OWN_DEFINITION_KINDS)
+    if key is not None:
+        with _DEFINED_NAMES_LOCK:
+            if len(_DEFINED_NAMES) >= DEFINED_NAMES_CACHE:
+                del _DEFINED_NAMES[next(iter(_DEFINED_NAMES))]
+            _DEFINED_NAMES[key] = names
+    return names
 
 
 _OWN_DEFINITION_KINDS = DEFINITION_KINDS - {"module", "namespace"}
+# Files whose defined names stay cached (oldest evicted first): a few MB at most.
+DEFINED_NAMES_CACHE = 8192
+_DEFINED_NAMES: dict[tuple[str, str], frozenset[str]] = {}
+_DEFINED_NAMES_LOCK = threading.Lock()
 
 
 def defines(symbol: str | None, kind: str | None, names: Collection[str]) -> bool:
