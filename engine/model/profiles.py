@@ -211,6 +211,18 @@ FILE_COHERENCE_CHUNKS: Final = 3
 # `connect.c`, `SqlMapper.cs`, `createStore.ts`). 1.0 counts the file as one item beside its best chunk,
 # neither more nor less: set by that reading, not fitted (hubs.md in the notes has 0.5 and 2.0 too).
 FILE_AGREEMENT: Final = 1.0
+# Copies on one page (understanding questions): a file that defines mostly the same names as a file listed
+# above it (at least COPY_OVERLAP of the two files' definition names in common, Jaccard, each defining at
+# least COPY_MIN_DEFINITIONS) is a copy of it (pydantic's `v1/fields.py` beside `fields.py`, an async twin
+# `AsyncSessionDriver.swift` of `SessionDriver.swift`, rails' two `generator_generator.rb`) and tells the reader
+# little the first did not: its score is lowered by COPY_PRIOR (DEMOTE_FACTOR's half), so the next file in
+# line takes its place. Half of the names, not fewer: a file that implements a trait or calls the other
+# shares a few (serde's `private/ser.rs` and `ser/mod.rs` lost a label at a third). Only the first
+# COPY_WINDOW results are compared (the page and the ones that may climb onto it). Set by that reading.
+COPY_OVERLAP: Final = 0.5
+COPY_MIN_DEFINITIONS: Final = 3
+COPY_PRIOR: Final = 0.5
+COPY_WINDOW: Final = 30
 # Intents for which a stated name's definition is the answer. Not references or impact: there the
 # definition is the one place that is not an answer.
 DEFINITION_INTENTS: Final[frozenset[str]] = frozenset({FIND_DEFINITION, UNDERSTAND_CODE, FIND_SIMILAR, EXACT_MATCH})
@@ -221,6 +233,11 @@ TEST_PRIOR: Final = 0.3
 EXAMPLE_PRIOR: Final = 0.3
 COMPAT_PRIOR: Final = 0.3
 REEXPORT_PRIOR: Final = 0.5
+# A file under a version folder (`v3/`) beside a later one (`v4/`): the library's previous major version,
+# kept for compatibility, is a compat shim by another name (zod's `v3/` copies every class `v4/` defines).
+# COMPAT_PRIOR's factor, not fitted. A lone version folder (`api/v1`, pydantic's `v1/`) is left alone:
+# alone, it can as well be the current code.
+LEGACY_VERSION_PRIOR: Final = COMPAT_PRIOR
 TYPE_STUB_PRIOR: Final = 0.7
 # Documentation (Markdown, reStructuredText, plain text) explains code but is not where it happens:
 # measured +0.027 NDCG@10 on Django, +0.003 on semble with MiniLM, neutral on Rich and RxJS.

@@ -32,6 +32,11 @@ class Ranking:
     `said_files` lifts, for an understanding question, a file whose whole stem the question says;
     `said_text` withholds that lift from a file whose text says none of the question's other words;
     `acronyms` lets a question's spelled-out phrase name a file called by its acronym (`csrf.py`);
+    `path_rarity` counts a question word a file's name says by how few file names say it (`Layout.rarity`);
+    `legacy_versions` lowers the files of a version folder beside a later one (`v3/` beside `v4/`);
+    `file_families` counts, in a file's agreement, the ranks of the files named as its parts
+    (`SqlMapper.Async.cs` for `SqlMapper.cs`, `Request+Body.swift` for `Request.swift`);
+    `file_copies` lowers, for an understanding question, a file defining mostly the names of one above it;
     `weights` replaces rows of the DESIGN §3 weight table on fused routes (`bench/fit_weights.py`
     measures alternatives with it; the shipped table is `profiles.WEIGHTS`).
     """
@@ -49,6 +54,10 @@ class Ranking:
     said_files: bool = True
     said_text: bool = True
     acronyms: bool = True
+    path_rarity: bool = True
+    legacy_versions: bool = True
+    file_families: bool = True
+    file_copies: bool = True
     binary_vectors: bool = True
     k: int | None = None
     without: frozenset[str] = field(default_factory=frozenset)

@@ -12,6 +12,7 @@ once, at its best chunk, so one file cannot fill the page.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -19,6 +20,10 @@ from ..model.profiles import (
     BOOST_CAP,
     BOOST_SLOPE,
     CALLABLE_KINDS,
+    COPY_MIN_DEFINITIONS,
+    COPY_OVERLAP,
+    COPY_PRIOR,
+    COPY_WINDOW,
     DEFINITION_KINDS,
     DEMOTE_FACTOR,
     DEMOTED_DIRS,
@@ -36,7 +41,7 @@ from ..model.tokens import last_name
 from ..query.parsedquery import named_file
 from .ranking import defines
 
-__all__ = ["FusedResult", "boost", "fuse", "is_demoted_path"]
+__all__ = ["FusedResult", "boost", "family_root", "fuse", "is_demoted_path"]
 
 
 @dataclass(frozen=True)
@@ -291,6 +296,53 @@ def _file_agreement(items: Sequence[_Scored], weights: Mapping[str, float], k: i
     return sum(weights.get(modality, 0.0) / (k + rank + 1) for modality, rank in best.items())
 
 
+# A file named as a part of another: `SqlMapper.Async.cs` (a C# partial class), `RoutesBuilder+WebSocket.swift`
+# (a Swift extension), `index.browser.js`: the root's stem, a `.` or `+`, more name, the same extension.
+_FAMILY_PART = re.compile(r"^(?P<folder>(?:.*/)?)(?P<root>[^/.+]+)[.+][^/]+(?P<suffix>\.[A-Za-z0-9]+)$")
+
+
+def family_root(path: str) -> str | None:
+    """The file a part's name says it belongs to, in the same folder: `Dapper/SqlMapper.Async.cs` ->
+    `Dapper/SqlMapper.cs`, `Routing/RoutesBuilder+WebSocket.swift` -> `Routing/RoutesBuilder.swift`;
+    None for a name that is no part of another."""
+    match = _FAMILY_PART.match(path.replace("\\", "/"))
+    return f"{match['folder']}{match['root']}{match['suffix']}" if match else None
+
+
+def _family_parts(groups: Mapping[tuple[str, int], list[_Scored]],
+                  prior: Callable[[str], float] | None) -> dict[str, list[_Scored]]:
+    """For each listed file whose parts are listed too, its parts' clusters (issue 14: a C# class split into
+    `SqlMapper.*.cs`, a Swift type into `Request+*.swift`). A question about the class is found at its
+    parts, each a small file that wins its own place, while the root file holds the class and its state;
+    the root's agreement then counts its parts' ranks as its own. A part its path lowers (a test, a
+    `.d.ts`) is no part of the code: `schemas.test.ts` tells nothing for `schemas.ts`."""
+    listed = {path for path, _ in groups}
+    parts: dict[str, list[_Scored]] = {}
+    for (path, _), items in groups.items():
+        root = family_root(path)
+        if root is not None and root != path and root in listed and (prior is None or prior(path) >= 1.0):
+            parts.setdefault(root, []).extend(items)
+    return parts
+
+
+def _spread_copies(results: list[FusedResult], names_of: Callable[[str], frozenset[str]]) -> list[FusedResult]:
+    """`results` (best first) with each copy of a file listed above it lowered by COPY_PRIOR, best first
+    again. A copy defines mostly the same names (COPY_OVERLAP of both files' names, each with at least
+    COPY_MIN_DEFINITIONS): a legacy copy of a module, an async twin of a class. Its `prior` carries the
+    factor, so the score still reads (sum(contributions) + coherence) × prior."""
+    listed: list[frozenset[str]] = []
+    spread = list(results)
+    for position, result in enumerate(results[:COPY_WINDOW]):
+        names = names_of(result.path)
+        if len(names) < COPY_MIN_DEFINITIONS:
+            continue
+        if any(len(names & other) >= COPY_OVERLAP * len(names | other) for other in listed):
+            spread[position] = replace(result, score=result.score * COPY_PRIOR, prior=result.prior * COPY_PRIOR)
+        listed.append(names)
+    spread.sort(key=lambda r: (-r.score, r.path, r.span))
+    return spread
+
+
 def _function_shown(items: Sequence[_Scored]) -> _Scored | None:
     """The function to show a file at when its best cluster is the file's head (issue 14: "how does X
     work" answered by the function in a 4,700-line file, not by its imports), or None."""
@@ -330,6 +382,8 @@ def fuse(
     coherence: float = 0.0,
     agreement: float = 0.0,
     line_level: bool = False,
+    families: bool = False,
+    copies: Callable[[str], frozenset[str]] | None = None,
 ) -> list[FusedResult]:
     """Fuse each modality's ranked hits into one list, best first, one result per file.
 
@@ -346,6 +400,9 @@ def fuse(
     clusters (`_file_agreement`; both count in the result's `coherence`).
     `line_level` (understanding questions) shows a file whose best cluster is its head (module code,
     imports, a docstring) at its best function instead, when that scores at least LINE_LEVEL_SHARE of it.
+    `families` (with `agreement`) counts in a file's agreement the clusters of the files named as its
+    parts (`_family_parts`: `SqlMapper.Async.cs` for `SqlMapper.cs`). `copies` (a file -> the names it
+    defines) lowers a copy of a file listed above it (`_spread_copies`).
     """
     if k < 0:
         raise ValueError(f"RRF k must be >= 0, got {k}")
@@ -357,12 +414,13 @@ def fuse(
     groups: dict[tuple[str, int], list[_Scored]] = {}
     for position, item in enumerate(scored):
         groups.setdefault((item.cluster.path, 0 if one_per_file else position), []).append(item)
+    parts = _family_parts(groups, prior) if agreement and families and one_per_file else {}
     results = []
     for (path, _), items in groups.items():
         demote = demote_factor if is_demoted(path) else None
-        agreed = agreement * _file_agreement(items, weights, k) if agreement else 0.0
+        agreed = agreement * _file_agreement([*items, *parts.get(path, ())], weights, k) if agreement else 0.0
         result = _result(items[0], items[1:], demote, prior(path) if prior is not None else 1.0, coherence, agreed)
         shown = _function_shown(items) if line_level else None
         results.append(_shown_at(result, shown) if shown is not None else result)
     results.sort(key=lambda r: (-r.score, r.path, r.span))
-    return results
+    return _spread_copies(results, copies) if copies is not None else results

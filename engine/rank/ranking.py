@@ -16,8 +16,11 @@ engine/rank/fusion.py applies in its RRF arithmetic. All of them read the query 
 
 from __future__ import annotations
 
+import math
 import re
-from collections.abc import Callable, Collection, Mapping, Sequence
+import threading
+from bisect import bisect_left
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import PurePosixPath
@@ -38,6 +41,7 @@ from ..model.profiles import (
     FIND_DEFINITION,
     FUSED_PATH_TERM_BOOST,
     GENERIC_NAME_FILES,
+    LEGACY_VERSION_PRIOR,
     NAMED_FILE_SCALE,
     PATH_PREFIX_MIN,
     PATH_TERM_BOOST,
@@ -67,6 +71,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FusionFeatures",
+    "Layout",
     "boost_chunks",
     "defines",
     "defining_paths",
@@ -75,7 +80,9 @@ __all__ = [
     "fusion_features",
     "generic_names",
     "is_test_path",
+    "layout",
     "literal_ranked",
+    "names_folder",
     "path_prior",
     "path_term_ratio",
     "prose_prior",
@@ -103,6 +110,32 @@ def with_generic(names: StatedNames, defining_paths: Callable[[str], Collection[
     """`names` with its embedded names that are generic (`generic_names`) marked as such."""
     generic = generic_names(names.embedded - names.whole, defining_paths) if names.embedded else frozenset()
     return replace(names, generic=generic) if generic else names
+
+
+def defined_names(snapshot: Snapshot, path: str) -> frozenset[str]:
+    """The names a file defines (not its modules or namespaces: every file of a package opens the same one).
+    Kept per file version (DEFINED_NAMES_CACHE): a stored index decodes a file's symbols on first touch."""
+    record = snapshot.files.get(path)
+    key = (path, record.digest) if record is not None and path not in snapshot.buffers else None
+    known = _DEFINED_NAMES.get(key) if key is not None else None
+    if known is not None:
+        return known
+    parsed = snapshot.parsed.get(path)
+    names = frozenset() if parsed is None else \
+        frozenset(symbol.name for symbol in parsed.symbols if symbol.kind in _OWN_DEFINITION_KINDS)
+    if key is not None:
+        with _DEFINED_NAMES_LOCK:
+            if len(_DEFINED_NAMES) >= DEFINED_NAMES_CACHE:
+                del _DEFINED_NAMES[next(iter(_DEFINED_NAMES))]
+            _DEFINED_NAMES[key] = names
+    return names
+
+
+_OWN_DEFINITION_KINDS = DEFINITION_KINDS - {"module", "namespace"}
+# Files whose defined names stay cached (oldest evicted first): a few MB at most.
+DEFINED_NAMES_CACHE = 8192
+_DEFINED_NAMES: dict[tuple[str, str], frozenset[str]] = {}
+_DEFINED_NAMES_LOCK = threading.Lock()
 
 
 def defines(symbol: str | None, kind: str | None, names: Collection[str]) -> bool:
@@ -134,7 +167,8 @@ def path_parts(path: str) -> frozenset[str]:
     return frozenset(part for part in parts if part)
 
 
-def path_term_ratio(keywords: frozenset[str], path: str, spelled: Mapping[str, frozenset[str]] | None = None) -> float:
+def path_term_ratio(keywords: frozenset[str], path: str, spelled: Mapping[str, frozenset[str]] | None = None,
+                    weight: Callable[[str], float] | None = None) -> float:
     """Share of the keywords a path names, a shared prefix of 3+ letters counting (`depend` ~ `dependencies`).
     `spelled` maps an acronym to the words the question spells it with (`spelled_acronyms`): a file whose
     stem is such an acronym names those words (`csrf.py` names "cross-site request forgery"). A longer
@@ -144,11 +178,106 @@ def path_term_ratio(keywords: frozenset[str], path: str, spelled: Mapping[str, f
         return 0.0
     parts = path_parts(path)
     named = _spelled_by(path, spelled) if spelled else frozenset()
-    found = 0
+    found = 0.0
     for word in keywords:
         if word in named or word in parts or any(_prefixes(word, part) for part in parts):
-            found += 1
+            found += weight(word) if weight is not None else 1.0
     return found / len(keywords)
+
+
+class Layout:
+    """What a repository's file names say, read once per snapshot (`layout`).
+
+    `rarity(word)`: how few files' stems say a question's word (a shared 3+ letter prefix counting, as
+    in `path_term_ratio`). A word that a tenth of the stems say (`handler` in a logging library whose
+    every handler is `XHandler.php`, `generator` among a framework's forty `*_generator.rb`) tells little
+    about which file is asked for, as a word in every chunk tells BM25 little; a word one file's stem says
+    points at that file. ln(files / files saying it) / ln(files): 1 for a word at most one stem says, 0
+    for one every stem says. Stems only, not folders: a folder's files all say its name, and the folder's
+    own module (`endpoint.ex` beside `endpoint/`) is the file the word names most.
+
+    `superseded(path)`: the version folder (`v3`) a path lies in when a sibling folder of a later version
+    (`v4`) sits beside it: a library that keeps its previous major version for compatibility (zod's
+    `v3/` beside `v4/`) answers with the current one unless the question names the old (LEGACY_VERSION).
+    """
+
+    def __init__(self, paths: Iterable[str]) -> None:
+        files: dict[str, list[int]] = {}
+        versions: dict[str, set[int]] = {}
+        count = 0
+        for position, path in enumerate(paths):
+            count += 1
+            pure = PurePosixPath(path)
+            for part in {*split_identifier(pure.stem), pure.stem.lower()}:
+                files.setdefault(part, []).append(position)
+            folders = pure.parent.parts
+            for depth, folder in enumerate(folders):
+                version = _VERSION_FOLDER.fullmatch(folder)
+                if version:
+                    versions.setdefault("/".join(folders[:depth]), set()).add(int(version.group(1)))
+        self.count = count
+        self._files = files
+        self._parts = sorted(files)
+        self._latest = {parent: max(found) for parent, found in versions.items() if len(found) > 1}
+        self._rarity: dict[str, float] = {}
+
+    def files_saying(self, word: str) -> int:
+        """How many files have a stem word equal to `word` or sharing a 3+ letter prefix with it."""
+        matched: set[int] = set(self._files.get(word, ()))
+        if len(word) >= PATH_PREFIX_MIN:
+            parts = self._parts
+            position = bisect_left(parts, word)
+            while position < len(parts) and parts[position].startswith(word):
+                matched.update(self._files[parts[position]])
+                position += 1
+            for end in range(PATH_PREFIX_MIN, len(word)):
+                matched.update(self._files.get(word[:end], ()))
+        return len(matched)
+
+    def rarity(self, word: str) -> float:
+        known = self._rarity.get(word)
+        if known is None:
+            saying = self.files_saying(word)
+            known = 1.0 if saying <= 1 or self.count <= 1 \
+                else max(0.0, math.log(self.count / saying) / math.log(self.count))
+            self._rarity[word] = known
+        return known
+
+    def superseded(self, path: str) -> str | None:
+        if not self._latest:
+            return None
+        folders = PurePosixPath(path).parent.parts
+        for depth, folder in enumerate(folders):
+            version = _VERSION_FOLDER.fullmatch(folder)
+            latest = self._latest.get("/".join(folders[:depth])) if version else None
+            if version and latest is not None and int(version.group(1)) < latest:
+                return folder
+        return None
+
+
+# A folder named for a major version: `v3`, `V2` (not `v1beta1`: an API stage is no copy of a library).
+_VERSION_FOLDER = re.compile(r"[vV](\d+)")
+_LAYOUTS: list[tuple[Mapping[str, object], Layout]] = []
+_LAYOUTS_LOCK = threading.Lock()
+
+
+def layout(files: Mapping[str, object]) -> Layout:
+    """The `Layout` of a snapshot's files (`Snapshot.files`), built once per snapshot: the mapping is
+    new with every change, and the last two are kept (the one being read and the one replacing it)."""
+    with _LAYOUTS_LOCK:
+        for known, found in _LAYOUTS:
+            if known is files:
+                return found
+    found = Layout(files)
+    with _LAYOUTS_LOCK:
+        _LAYOUTS.insert(0, (files, found))
+        del _LAYOUTS[2:]
+    return found
+
+
+def names_folder(raw: str, folder: str) -> bool:
+    """Whether a question writes a folder's name as a word (`v3` in "v3 compatibility error types")."""
+    return re.search(rf"(?<![\w.]){re.escape(folder)}(?!\w)", raw, re.IGNORECASE) is not None
 
 
 def _spelled_by(path: str, spelled: Mapping[str, frozenset[str]]) -> frozenset[str]:
@@ -284,8 +413,10 @@ class FusionFeatures:
     lifted only in the file named after them; `prior` what a file's path says about it, `symbol_prior`
     what a hit's enclosing symbol says (a test module inside a source file); `coherence`
     the share of a file's next chunks added for an understanding question, `agreement` the share of its
-    file-level RRF score (its best rank per retriever over all its chunks); `line_level` whether a
-    file whose best chunk is its head is shown at its best function.
+    file-level RRF score (its best rank per retriever over all its chunks), with `families` over its
+    parts' chunks too (`SqlMapper.Async.cs` for `SqlMapper.cs`); `line_level` whether a file whose best
+    chunk is its head is shown at its best function; `copies` the names a file defines, by which a copy
+    of a file listed above it is lowered (fusion's `_spread_copies`).
     """
 
     centrality: Callable[[Hit], float]
@@ -297,6 +428,8 @@ class FusionFeatures:
     coherence: float
     agreement: float
     line_level: bool
+    families: bool = False
+    copies: Callable[[str], frozenset[str]] | None = None
 
 
 def fusion_features(snapshot: Snapshot, query: ParsedQuery, ranking: Ranking, intent: str,
@@ -321,6 +454,8 @@ def fusion_features(snapshot: Snapshot, query: ParsedQuery, ranking: Ranking, in
         coherence=FILE_COHERENCE if topical and ranking.file_aggregation else 0.0,
         agreement=FILE_AGREEMENT if topical and not direct and ranking.file_agreement else 0.0,
         line_level=topical,
+        families=ranking.file_families,
+        copies=(lambda path: defined_names(snapshot, path)) if topical and not direct and ranking.file_copies else None,
     )
 
 
@@ -348,11 +483,14 @@ def _prior_for(snapshot: Snapshot, query: ParsedQuery, ranking: Ranking, intent:
     without the header-beside-source rule: a C++ class is defined in its header. When its name is
     not found (`z.record` is a method no symbol names), the tests that call it must not lead. The
     other intents lower only prose: a reference or a line in a test is as much an answer as any."""
+    files = layout(snapshot.files)
+    superseded = files.superseded if ranking.path_priors and ranking.legacy_versions else None
     if intent in UNDERSTANDING_INTENTS:
         return file_prior(query, ranking, named=intent in TOPIC_INTENTS, indexed=snapshot.files.__contains__,
-                          text=snapshot.text)
+                          text=snapshot.text, rarity=files.rarity if ranking.path_rarity else None,
+                          superseded=superseded)
     if intent == FIND_DEFINITION:
-        return file_prior(query, ranking, named=False)
+        return file_prior(query, ranking, named=False, superseded=superseded)
     return prose_prior(query, ranking)
 
 
@@ -398,12 +536,17 @@ def is_test_path(path: str) -> bool:
 
 def file_prior(query: ParsedQuery, ranking: Ranking, named: bool = True,
                indexed: Callable[[str], bool] | None = None,
-               text: Callable[[str], str | None] | None = None) -> Callable[[str], float] | None:
+               text: Callable[[str], str | None] | None = None,
+               rarity: Callable[[str], float] | None = None,
+               superseded: Callable[[str], str | None] | None = None) -> Callable[[str], float] | None:
     """What a file's path says about it as the answer to an understanding question: the path priors
     times, when `named`, the lift of question words it names (`streams.py` for `how does streaming work`).
     With `indexed` (is this path in the index?), a C/C++ header whose source file sits beside it is a
     declaration, as a `.d.ts` is: the answer to "how" is in the `.c`. With `text` (a file's text), a file
-    whose stem is said only in passing (`said_in_passing`) is not lifted for it."""
+    whose stem is said only in passing (`said_in_passing`) is not lifted for it. With `rarity` (a word ->
+    how few stems say it, `Layout.rarity`), each question word a path names counts that much of one
+    toward the share of words it names. With `superseded` (`Layout.superseded`), a file in an older
+    version folder than a sibling's is lowered as a compat shim is, unless the question names that folder."""
     if not ranking.path_priors and not (ranking.path_terms and named):
         return None
     keywords = query.keywords if ranking.path_terms and named else frozenset()
@@ -418,11 +561,16 @@ def file_prior(query: ParsedQuery, ranking: Ranking, named: bool = True,
         base = _path_prior(path, tests_wanted, docs_wanted) if ranking.path_priors else 1.0
         if ranking.path_priors and indexed is not None and _declares_a_sibling(path, indexed):
             base *= TYPE_STUB_PRIOR
+        if ranking.path_priors and superseded is not None:
+            old = superseded(path)
+            if old is not None and not names_folder(query.raw, old):
+                base *= LEGACY_VERSION_PRIOR
         if not keywords:
             return base
         said = SAID_FILE_BOOST if ranking.said_files and stem_said(keywords, path, spelled) \
             and not (ranking.said_text and passing(path)) else 0.0
-        return base * (1.0 + FUSED_PATH_TERM_BOOST * path_term_ratio(keywords, path, spelled)) * (1.0 + said)
+        share = path_term_ratio(keywords, path, spelled, rarity)
+        return base * (1.0 + FUSED_PATH_TERM_BOOST * share) * (1.0 + said)
 
     return prior
 

@@ -175,6 +175,8 @@ class Searcher:
             coherence=features.coherence,
             agreement=features.agreement,
             line_level=features.line_level,
+            families=features.families,
+            copies=features.copies,
         )
 
     def _run(

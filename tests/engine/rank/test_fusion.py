@@ -6,9 +6,9 @@ import math
 
 import pytest
 
-from fourfold.engine.model.profiles import FILE_COHERENCE_CHUNKS, NAMED_FILE_SCALE
+from fourfold.engine.model.profiles import COPY_PRIOR, FILE_COHERENCE_CHUNKS, NAMED_FILE_SCALE
 from fourfold.engine.model.records import Hit, Span
-from fourfold.engine.rank.fusion import FusedResult, boost, fuse, is_demoted_path
+from fourfold.engine.rank.fusion import FusedResult, boost, family_root, fuse, is_demoted_path
 
 
 def _hit(path: str, start: int, end: int, symbol: str | None = None, kind: str | None = None) -> Hit:
@@ -525,3 +525,89 @@ def test_a_generic_name_lifts_only_its_definition_in_the_file_named_after_it() -
                  generic=frozenset({"Dapper"}))
     assert {r.path: r.defines for r in fused} == {"src/SqlMapper.Cache.cs": False, "src/Dapper.cs": True}
     assert fused[0].path == "src/Dapper.cs"
+
+
+# --- file families (issue 14: a class split into parts) ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "root"),
+    [
+        ("Dapper/SqlMapper.Async.cs", "Dapper/SqlMapper.cs"),  # a C# partial class
+        ("Dapper/SqlMapper.GridReader.Async.cs", "Dapper/SqlMapper.cs"),
+        ("Sources/Vapor/Routing/RoutesBuilder+WebSocket.swift", "Sources/Vapor/Routing/RoutesBuilder.swift"),
+        ("Dapper/SqlMapper.cs", None),
+        (".eslintrc.js", None),
+        ("src/schemas.test.ts", "src/schemas.ts"),  # named as a part; fusion leaves it out by its prior
+    ],
+)
+def test_family_root(path: str, root: str | None) -> None:
+    assert family_root(path) == root
+
+
+def _partial_class() -> dict[str, list[Hit]]:
+    """SqlMapper.cs is found at one method by each retriever, deep (ranks 5 and 6); its parts first, each
+    at its one class; DefaultTypeMap.cs at two classes, second in one list and sixth in the other."""
+    root_a, root_b = _hit("SqlMapper.cs", 100, 120, "SqlMapper.Query", "method"), _hit("SqlMapper.cs", 300, 320,
+                                                                                        "SqlMapper.Read", "method")
+    async_part = _hit("SqlMapper.Async.cs", 0, 40, "SqlMapper.QueryAsync", "method")
+    reader_part = _hit("SqlMapper.GridReader.cs", 0, 40, "SqlMapper.GridReader", "class")
+    leaf_a = _hit("DefaultTypeMap.cs", 0, 40, "DefaultTypeMap", "class")
+    leaf_b = _hit("DefaultTypeMap.cs", 50, 90, "DefaultTypeMap.Member", "class")
+    filler = [_hit(f"F{i}.cs", 0, 5, f"F{i}", "class") for i in range(7)]
+    return {"semantic": [async_part, leaf_a, *filler[:3], root_a],
+            "text": [reader_part, *filler[3:], leaf_b, root_b]}
+
+
+def test_a_root_file_counts_its_parts_ranks_in_its_agreement() -> None:
+    weights = {"semantic": 1.0, "text": 1.0}
+    alone = {r.path: r for r in fuse(_partial_class(), weights, 10, _flat, agreement=1.0)}
+    pooled = {r.path: r for r in fuse(_partial_class(), weights, 10, _flat, agreement=1.0, families=True)}
+    assert alone["SqlMapper.cs"].coherence == _approx(1 / 16 + 1 / 17)  # its own best ranks: 5 and 6
+    assert pooled["SqlMapper.cs"].coherence == _approx(2 / 11)  # its parts' ranks: 0 and 0
+    assert alone["SqlMapper.cs"].score < alone["DefaultTypeMap.cs"].score < pooled["SqlMapper.cs"].score
+    for path in ("SqlMapper.Async.cs", "SqlMapper.GridReader.cs", "DefaultTypeMap.cs"):
+        assert pooled[path] == alone[path]  # a part keeps its own place; only the root gains
+    assert fuse(_partial_class(), weights, 10, _flat, families=True) == fuse(_partial_class(), weights, 10, _flat)
+
+
+def test_a_part_its_path_lowers_is_no_part_of_the_root() -> None:
+    ranked = {"semantic": [_hit("src/schemas.test.ts", 0, 5, "t", "function"),
+                           _hit("src/schemas.ts", 0, 5, "s", "function")]}
+    prior = {"src/schemas.test.ts": 0.3, "src/schemas.ts": 1.0}.__getitem__
+    alone = {r.path: r for r in fuse(ranked, {"semantic": 1.0}, 10, _flat, agreement=1.0, prior=prior)}
+    pooled = {r.path: r for r in fuse(ranked, {"semantic": 1.0}, 10, _flat, agreement=1.0, prior=prior, families=True)}
+    assert pooled == alone
+
+
+# --- copies on one page -------------------------------------------------------------------------
+
+
+def _copies_ranked() -> dict[str, list[Hit]]:
+    """fields.py first, its legacy copy v1/fields.py second, validators.py (the other answer) third."""
+    return {"semantic": [_hit("fields.py", 0, 5, "Field", "class"), _hit("v1/fields.py", 0, 5, "Field", "class"),
+                         _hit("validators.py", 0, 5, "validator", "function")]}
+
+
+NAMES = {"fields.py": frozenset({"Field", "FieldInfo", "ModelField", "populate"}),
+         "v1/fields.py": frozenset({"Field", "FieldInfo", "ModelField", "prepare"}),  # 3 of 5 names shared
+         "validators.py": frozenset({"validator", "Field", "check"})}
+
+
+def test_a_copy_of_a_file_listed_above_it_is_lowered() -> None:
+    plain = fuse(_copies_ranked(), {"semantic": 1.0}, 10, _flat)
+    spread = fuse(_copies_ranked(), {"semantic": 1.0}, 10, _flat, copies=lambda path: NAMES.get(path, frozenset()))
+    assert [r.path for r in plain] == ["fields.py", "v1/fields.py", "validators.py"]
+    assert [r.path for r in spread] == ["fields.py", "validators.py", "v1/fields.py"]
+    by_path = {r.path: r for r in spread}
+    assert by_path["v1/fields.py"].prior == _approx(COPY_PRIOR)
+    assert by_path["v1/fields.py"].score == _approx(COPY_PRIOR / 12)
+    assert by_path["validators.py"].prior == 1.0  # shares one name of six: no copy
+    for result in spread:
+        assert result.score == _approx((sum(result.contributions.values()) + result.coherence) * result.prior)
+
+
+def test_a_file_with_too_few_definitions_is_no_copy() -> None:
+    few = {"fields.py": frozenset({"Field", "x"}), "v1/fields.py": frozenset({"Field", "x"})}
+    spread = fuse(_copies_ranked(), {"semantic": 1.0}, 10, _flat, copies=lambda path: few.get(path, frozenset()))
+    assert spread == fuse(_copies_ranked(), {"semantic": 1.0}, 10, _flat)

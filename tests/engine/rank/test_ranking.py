@@ -21,6 +21,7 @@ from fourfold.engine.model.profiles import (
     FIND_REFERENCES,
     FUSED_PATH_TERM_BOOST,
     GENERIC_NAME_FILES,
+    LEGACY_VERSION_PRIOR,
     NAMED_FILE_SCALE,
     PATH_TERM_BOOST,
     PROSE_PRIOR,
@@ -41,6 +42,8 @@ from fourfold.engine.rank.ranking import (
     fusion_features,
     generic_names,
     is_test_symbol,
+    layout,
+    names_folder,
     path_prior,
     path_term_ratio,
     prose_prior,
@@ -667,3 +670,73 @@ def test_a_definition_question_lowers_tests_but_not_a_header_beside_its_source(t
     assert definition("status.h") == 1.0  # a C++ class is defined in its header
     assert understanding("status.h") < understanding("status.cc")  # "how" is answered in the source
     assert references("tests/status_test.cc") == 1.0  # a use in a test is a use
+
+
+# --- Layout: what the repository's file names say -------------------------------------------------
+# A logging library: every handler is `XHandler.php`, one file is about rotation.
+HANDLERS = [f"src/Handler/{name}Handler.php" for name in ("Stream", "Syslog", "Slack", "Mail", "Null", "Buffer",
+                                                           "Loggly", "Redis")] + [
+    "src/Handler/RotatingFileHandler.php", "src/Logger.php", "src/Formatter/LineFormatter.php",
+    "src/Formatter/JsonFormatter.php"]
+
+
+def test_rarity_is_one_for_a_word_one_stem_says_and_falls_with_the_stems_that_say_it() -> None:
+    words = layout({path: None for path in HANDLERS})
+    assert words.files_saying("rotating") == 1 and words.rarity("rotating") == 1.0
+    assert words.rarity("absent") == 1.0  # no stem says it: it takes nothing from the files that say the others
+    assert words.files_saying("handlers") == 9  # `handler` in nine stems, by the shared prefix
+    assert 0.0 < words.rarity("handlers") < words.rarity("formatter") < words.rarity("rotating")
+    assert words.files_saying("src") == 0  # a folder is not a stem: every file under it would say it
+    everywhere = layout({f"pkg/mod{i}_util.py": None for i in range(5)})
+    assert everywhere.rarity("util") == 0.0
+
+
+def test_a_rare_path_word_lifts_more_than_a_common_one() -> None:
+    """"rotating file handler for log rotation": without rarity `LogglyHandler.php` (says `log`, by its
+    stemmed `loggly`, and `handler`) is lifted as much as `RotatingFileHandler.php` is for `handler` and
+    `rotating`; with it, the word one file's name says outweighs the word nine say."""
+    question = parse_query("rotating file handler for log rotation by date")
+    words = layout({path: None for path in HANDLERS})
+    plain = file_prior(question, Ranking(said_files=False))
+    rare = file_prior(question, Ranking(said_files=False), rarity=words.rarity)
+    assert plain is not None and rare is not None
+    rotating, stream = "src/Handler/RotatingFileHandler.php", "src/Handler/StreamHandler.php"
+    assert rare(rotating) / rare(stream) > plain(rotating) / plain(stream)
+    assert rare(stream) < plain(stream)  # `handler` alone says little here
+    assert rare("src/Logger.php") > 1.0  # `log`: Logger and, by its stem, Loggly: two of twelve
+
+
+@pytest.mark.parametrize(
+    ("path", "folder"),
+    [
+        ("packages/zod/src/v3/types.ts", "v3"),  # v4 sits beside it
+        ("packages/zod/src/v3/helpers/util.ts", "v3"),
+        ("packages/zod/src/v4/classic/schemas.ts", None),  # the latest
+        ("pydantic/v1/main.py", None),  # a lone version folder may be the current code
+        ("k8s/apis/apps/v1beta1/types.go", None),  # an API stage is no copy of a library
+        ("lib/index.ts", None),
+    ],
+)
+def test_a_version_folder_beside_a_later_one_is_superseded(path: str, folder: str | None) -> None:
+    files = layout({p: None for p in ("packages/zod/src/v3/types.ts", "packages/zod/src/v3/helpers/util.ts",
+                                      "packages/zod/src/v4/classic/schemas.ts", "pydantic/v1/main.py",
+                                      "k8s/apis/apps/v1beta1/types.go", "k8s/apis/apps/v1/types.go",
+                                      "lib/index.ts")})
+    assert files.superseded(path) == folder
+
+
+def test_a_superseded_file_is_lowered_unless_the_question_names_its_version() -> None:
+    files = layout({p: None for p in ("src/v3/types.ts", "src/v4/core/schemas.ts")})
+    for intent_named in (True, False):  # understanding and definition questions alike
+        prior = file_prior(parse_query("how ZodType parses input"), Ranking(path_terms=False), named=intent_named,
+                           superseded=files.superseded)
+        assert prior is not None
+        assert prior("src/v3/types.ts") == pytest.approx(LEGACY_VERSION_PRIOR)
+        assert prior("src/v4/core/schemas.ts") == 1.0
+    asked = file_prior(parse_query("v3 compatibility error types"), Ranking(path_terms=False),
+                       superseded=files.superseded)
+    assert asked is not None and asked("src/v3/types.ts") == 1.0
+    off = file_prior(parse_query("how ZodType parses input"), Ranking(path_terms=False, path_priors=False),
+                     named=False, superseded=files.superseded)
+    assert off is None
+    assert names_folder("the V3 API", "v3") and not names_folder("v30 release", "v3")
