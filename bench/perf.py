@@ -128,7 +128,8 @@ def measure(root: Path, scale: int, queries: Sequence[EvalQuery], backend: str, 
         figures.peak_worker_rss_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
         figures.restart = _restart(root, index_dir, backend)
         figures.cold_index = _cold_index(root, backend)
-        figures.rg_ms = [_rg_ms(root, baseline_target(q.query)) for q in _literal_queries(queries)]
+        figures.rg_ms = ([_rg_ms(root, baseline_target(q.query)) for q in _literal_queries(queries)]
+                         if shutil.which("rg") else [])  # not installed: the ratio says n/a
         figures.ctags_s, figures.ctags_definitions = _ctags(root)
         figures.lsp = _lsp(lsp_command, root, names) if lsp_command else None
     finally:
