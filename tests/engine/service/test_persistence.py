@@ -206,3 +206,52 @@ def test_centrality_kept_inline_by_an_earlier_version_reads_and_is_stored_mapped
     assert entry(tmp_path / "index", RANK_ENTRY).startswith(POINTER)
     again = opened(tree, tmp_path / "index")
     assert not again.snapshot().graph.built and centralities(again) == before
+
+
+def test_edits_made_while_the_centrality_is_mapped_rank_as_a_cold_index_of_the_edited_tree(tree: Path,
+                                                                                          tmp_path: Path) -> None:
+    """A restart answers from the mapped ranking and decodes rows only when asked; a changed and a created
+    file on top of that give the graph and centrality a cold index of the same tree has, a deleted one
+    leaves the files and symbols a cold index has, and what is stored at close is what was served."""
+    indexed(tree, tmp_path / "index")
+    workspace = opened(tree, tmp_path / "index")
+    assert not workspace.snapshot().graph.built
+    source = tree / "inventory" / "models.py"
+    source.write_text(source.read_text() + "\n\ndef restocked(item):\n    return item.is_available()\n")
+    (tree / "inventory" / "audit.py").write_text("from inventory.models import restocked\n\n\n"
+                                                 "def audit(item):\n    return restocked(item)\n")
+    assert workspace.refresh().indexed == 2
+    workspace.snapshot().graph.refresh_centrality()
+    after = centralities(workspace)
+    assert after["inventory/audit.py#audit"] and workspace.snapshot().graph.callers("restocked")
+    assert after == pytest.approx(indexed(tree, tmp_path / "cold"))
+    (tree / "inventory" / "report.py").unlink()
+    assert workspace.refresh().removed == 1
+    workspace.snapshot().graph.refresh_centrality()
+    after = centralities(workspace)
+    cold = opened(tree, tmp_path / "cold after the deletion")
+    cold.refresh()
+    for snapshot in (workspace.snapshot(), cold.snapshot()):
+        assert "inventory/report.py" not in snapshot.files
+    assert sorted(map(repr, workspace.snapshot().symbols.all())) == sorted(map(repr, cold.snapshot().symbols.all()))
+    assert after.keys() == centralities(cold).keys()
+    workspace.close()
+    again = opened(tree, tmp_path / "index")
+    assert not again.snapshot().graph.built and centralities(again) == after
+
+
+def test_a_reader_keeps_the_ranking_it_mapped_while_another_workspace_stores_a_new_one(tree: Path,
+                                                                                       tmp_path: Path) -> None:
+    """The stored ranking is replaced by renaming a new file over it, never written in place: a process
+    that mapped the old one goes on reading it whole."""
+    before = indexed(tree, tmp_path / "index")
+    reader = opened(tree, tmp_path / "index")
+    writer = opened(tree, tmp_path / "index")
+    source = tree / "inventory" / "models.py"
+    source.write_text(source.read_text() + "\n\ndef restocked(item):\n    return item\n")
+    writer.update_file(source)
+    writer.snapshot().graph.refresh_centrality()
+    written = centralities(writer)
+    writer.close()
+    assert centralities(reader) == before
+    assert centralities(opened(tree, tmp_path / "index")) == written != before
