@@ -106,6 +106,7 @@ LEXICAL_ATTEMPTS = 3
 # file of that name beside the index (`index.mapped`), so a restart reads only the pages of it that it
 # touches (an entry written by an earlier version holds the arrays inline, as an `.npz`, and still reads).
 RANK_ENTRY = "graph.rank"
+INLINE_RANK = b"PK"  # how such an inline `.npz` (a zip) starts
 # ... and the trigram postings and symbol table, so a restart opens them instead of building them (the
 # entry names the memory-mapped file beside the index, `store.SAVED_FILE`, that holds them).
 SAVED_ENTRY = "index.saved"
@@ -330,8 +331,10 @@ class Workspace:
         try:
             if blob.startswith(MAPPED_POINTER):
                 rank = StoredRank.from_arrays(open_arrays(self.store.folder, blob))
-            else:  # kept inline by an earlier version
+            elif blob.startswith(INLINE_RANK):  # an `.npz` kept inline by an earlier version
                 rank = StoredRank.decode(blob)
+            else:
+                raise DamagedRank("its entry names no file and holds no ranking")
         except (DamagedRank, DamagedMapped) as error:
             log.warning("%s: %s; the graph is built again", self.store.path, error)
             self.store.repairs.append(f"stored centrality was damaged ({error}); recomputed")
