@@ -242,11 +242,12 @@ def damaged_data(base: Path, corpus: Path, tally: Tally, rounds: int, rng: rando
             db.execute("UPDATE derived SET blob = ? WHERE name = ?", (bytes(blob), name))
         db.close()
 
-    def garble_saved_file(index: Path, cut: bool) -> None:
-        """Flip bytes in the memory-mapped saved indexes beside the index file, or cut it in half."""
-        path = index / SAVED_FILE
+    def garble_saved_file(index: Path, cut: bool, name: str = SAVED_FILE) -> None:
+        """Flip bytes in a memory-mapped file beside the index file (the saved indexes, the centrality),
+        or cut it in half."""
+        path = index / name
         if not path.exists():
-            raise NothingToDamage("this corpus's index keeps no saved-index file")
+            raise NothingToDamage(f"this corpus's index keeps no {name} file")
         data = bytearray(path.read_bytes())
         if cut:
             del data[len(data) // 2 :]
@@ -276,6 +277,7 @@ def damaged_data(base: Path, corpus: Path, tally: Tally, rounds: int, rng: rando
         "saved indexes": lambda index: garble_derived(index, SAVED_ENTRY),
         "saved index file": lambda index: garble_saved_file(index, cut=False),
         "saved file cut": lambda index: garble_saved_file(index, cut=True),
+        "centrality file": lambda index: garble_saved_file(index, cut=False, name=RANK_ENTRY),
         "stored BM25": garble_bm25,
     }
     for kind, damage in kinds.items():

@@ -107,8 +107,9 @@ class DamagedRank(ValueError):
 class StoredRank:
     """A ranking as compact arrays: node ids (newline-joined UTF-8, with where each starts and their
     sorted order), the transposed transition matrix in CSR form, the dangling mask and the scores.
-    `encode` writes it as an `.npz` (no pickles: a damaged or foreign blob can only fail to decode,
-    never run code).
+    `arrays` gives them by name for a memory-mapped file beside the index (`index.mapped`), which a
+    restart reads in place; `encode` writes them as an `.npz` (what an index kept before that holds; no
+    pickles: a damaged or foreign blob can only fail to decode, never run code).
 
     A restart reads the node ids in place (`StoredStrings`) and finds a node by bisecting the sorted order
     (`_NameIndex`): splitting Django's 61k ids into a list and a dict was ~0.1 CPU-s of every restart,
@@ -133,28 +134,45 @@ class StoredRank:
         return cls(list(rank.nodes), np.asarray(data), np.asarray(indices), np.asarray(indptr), rank.dangling,
                    rank.scores)
 
-    def encode(self) -> bytes:
-        buffer = io.BytesIO()
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The ranking as the named arrays `from_arrays` reads (what `encode` and a mapped file hold)."""
         encoded = [node.encode("utf-8") for node in self.nodes]
         starts = np.zeros(len(encoded) + 1, dtype=np.int64)
         np.cumsum([len(name) + 1 for name in encoded], out=starts[1:])
         order = np.array(sorted(range(len(encoded)), key=encoded.__getitem__), dtype=np.int32)
         names = np.frombuffer(b"\n".join(encoded), dtype=np.uint8)
-        np.savez(buffer, nodes=names, starts=starts, order=order, data=self.data, indices=self.indices,
-                 indptr=self.indptr, dangling=self.dangling, scores=self.scores)
+        return {"nodes": names, "starts": starts, "order": order, "data": self.data, "indices": self.indices,
+                "indptr": self.indptr, "dangling": self.dangling, "scores": self.scores}
+
+    def encode(self) -> bytes:
+        buffer = io.BytesIO()
+        arrays = self.arrays()
+        np.savez(buffer, nodes=arrays["nodes"], starts=arrays["starts"], order=arrays["order"], data=arrays["data"],
+                 indices=arrays["indices"], indptr=arrays["indptr"], dangling=arrays["dangling"],
+                 scores=arrays["scores"])
         return buffer.getvalue()
 
     @classmethod
     def decode(cls, blob: bytes) -> StoredRank:
         try:
             with np.load(io.BytesIO(blob), allow_pickle=False) as arrays:
-                parts = {name: arrays[name] for name in ("nodes", "data", "indices", "indptr", "dangling", "scores")}
-                lazy = "starts" in arrays.files and "order" in arrays.files
-                starts, order = (arrays["starts"], arrays["order"]) if lazy else (None, None)
+                parts = {name: arrays[name] for name in arrays.files}
+        except (OSError, ValueError, KeyError, EOFError, UnicodeError, zipfile.BadZipFile) as error:
+            raise DamagedRank(f"stored centrality does not decode: {type(error).__name__}: {error}") from None
+        return cls.from_arrays(parts)
+
+    @classmethod
+    def from_arrays(cls, arrays: Mapping[str, np.ndarray]) -> StoredRank:
+        """The ranking `arrays` (or `encode`) wrote, read in place (node ids are not split into strings);
+        raises DamagedRank when an array is missing or they do not fit together."""
+        try:
+            parts = {name: arrays[name] for name in ("nodes", "data", "indices", "indptr", "dangling", "scores")}
+            lazy = "starts" in arrays and "order" in arrays
+            starts, order = (arrays["starts"], arrays["order"]) if lazy else (None, None)
             text = parts.pop("nodes")
             nodes: Sequence[str] = (StoredStrings(text, starts, gap=1, what="stored node ids") if starts is not None
                                     else _split(text.tobytes().decode("utf-8")))
-        except (OSError, ValueError, KeyError, EOFError, UnicodeError, zipfile.BadZipFile) as error:
+        except (ValueError, KeyError, UnicodeError) as error:
             raise DamagedRank(f"stored centrality does not decode: {type(error).__name__}: {error}") from None
         size = len(nodes)
         indptr, indices = parts["indptr"], parts["indices"]

@@ -25,7 +25,6 @@ import numpy as np
 from ..model.records import FileRecord
 from .discovery import UnreadableFile, read_file
 from .store import StoredFile, pickle_parsed
-from .structure import parse_file
 from .trigram import file_trigrams, pack
 
 __all__ = ["Indexed", "index_batch", "index_job", "index_or_reason", "index_text", "worker_started"]
@@ -131,6 +130,10 @@ def _watch_parent(parent: int) -> None:
 
 
 def index_text(record: FileRecord, text: str) -> Indexed:
+    # Imported on first use: a restart that parses nothing (and answers from the stored index) never
+    # pays for the parsing module's start-up; a worker pays it with its first file, as before.
+    from .structure import parse_file
+
     parsed = parse_file(record.path, text, record.language)
     grams = file_trigrams(text)
     return Indexed(StoredFile(record, pack(grams), parsed), text, grams)

@@ -16,6 +16,7 @@ from pathlib import Path
 from ..graph.graph import CodeGraph
 from ..model.records import Chunk, FileRecord, ParsedFile, Symbol
 from .discovery import UnreadableFile, read_file
+from .store import fingerprint as rows_fingerprint
 from .symbols import SymbolTable
 from .textsearch import SearchText
 from .trigram import TrigramIndex
@@ -144,6 +145,12 @@ class Snapshot:
     def chunk_count(self) -> int:
         """Counted once per snapshot: status is asked for on every editor notification."""
         return sum(len(parsed.chunks) for parsed in self.parsed.values())
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """`store.fingerprint` of the files, the key of everything derived from all the rows: a refresh and
+        a close each ask for it up to four times (centrality, saved indexes, BM25), 30 ms each at 4x Django."""
+        return rows_fingerprint(self.files.values())
 
     @cached_property
     def symbol_count(self) -> int:

@@ -36,6 +36,8 @@ from ..index.indexjob import index_or_reason as _index_or_reason
 from ..index.indexjob import index_text as _index_text
 from ..index.indexjob import worker_started as _worker_started
 from ..index.lexical import DamagedLexical, LexicalIndex
+from ..index.mapped import POINTER as MAPPED_POINTER
+from ..index.mapped import DamagedMapped, open_arrays, write_arrays
 from ..index.saved import POINTER as SAVED_POINTER
 from ..index.saved import DamagedSaved, SavedIndex
 from ..index.snapshot import ContentCache, Snapshot
@@ -100,8 +102,11 @@ CENTRALITY_DELAY_S = 0.3
 CATCH_UP_DELAY_S = 0.5
 # Builds of BM25 a catch-up waits through before leaving it to the next edit (one may be for an older snapshot).
 LEXICAL_ATTEMPTS = 3
-# The store's derived entry that keeps the graph's centrality between runs.
+# The store's derived entry that keeps the graph's centrality between runs: it names a memory-mapped
+# file of that name beside the index (`index.mapped`), so a restart reads only the pages of it that it
+# touches (an entry written by an earlier version holds the arrays inline, as an `.npz`, and still reads).
 RANK_ENTRY = "graph.rank"
+INLINE_RANK = b"PK"  # how such an inline `.npz` (a zip) starts
 # ... and the trigram postings and symbol table, so a restart opens them instead of building them (the
 # entry names the memory-mapped file beside the index, `store.SAVED_FILE`, that holds them).
 SAVED_ENTRY = "index.saved"
@@ -223,22 +228,25 @@ class Workspace:
         these rows (`index.saved`), else built from the decoded rows, dropping (and re-indexing) damaged ones."""
         rows = self.store.rows()
         self.state = "indexing"
-        empty = Snapshot(
-            root=self.root, generation=0, files={}, parsed={}, packed={}, doc_ids={}, paths_by_id={},
-            trigrams=TrigramIndex.build({}), symbols=SymbolTable(), graph=CodeGraph.build({}), buffers={},
-            contents=ContentCache(self.settings.text_cache_mb * MIB), max_file_size=self.settings.max_file_size,
-        )
         files = {row.record.path: row.record for row in rows}
-        saved = self._saved_index(rows, files)
+        current = fingerprint(files.values()) if files else ""
+        contents = ContentCache(self.settings.text_cache_mb * MIB)
+        saved = self._saved_index(rows, files, current)
         if saved is not None:
             parsed = StoredParsed({row.record.path: row.parsed for row in rows})
             self._next_id = max(saved.doc_ids.values(), default=0)
-            return replace(
-                empty, generation=1, files=files, parsed=parsed, packed={row.record.path: row.trigrams for row in rows},
-                doc_ids=saved.doc_ids, paths_by_id={doc: path for path, doc in saved.doc_ids.items()},
-                trigrams=saved.trigrams, symbols=saved.symbols,
-                graph=self._stored_graph(files, parsed) or self._built_graph(parsed),
+            return Snapshot(
+                root=self.root, generation=1, files=files, parsed=parsed,
+                packed={row.record.path: row.trigrams for row in rows}, doc_ids=saved.doc_ids,
+                paths_by_id={doc: path for path, doc in saved.doc_ids.items()}, trigrams=saved.trigrams,
+                symbols=saved.symbols, graph=self._stored_graph(current, parsed) or self._built_graph(parsed),
+                buffers={}, contents=contents, max_file_size=self.settings.max_file_size,
             )
+        empty = Snapshot(
+            root=self.root, generation=0, files={}, parsed={}, packed={}, doc_ids={}, paths_by_id={},
+            trigrams=TrigramIndex.build({}), symbols=SymbolTable(), graph=CodeGraph.build({}), buffers={},
+            contents=contents, max_file_size=self.settings.max_file_size,
+        )
         files, decoded, packed = {}, {}, {}
         grams: dict[str, np.ndarray] = {}
         damaged: list[tuple[object, str]] = []
@@ -252,19 +260,23 @@ class Workspace:
             files[path], decoded[path], packed[path] = stored.record, stored.parsed, stored.trigrams
         if damaged:
             self.store.drop_damaged(damaged)
-        return self._rebuilt(empty, files, decoded, packed, grams, graph=self._stored_graph(files, decoded))
+        graph = self._stored_graph(fingerprint(files.values()) if files else "", decoded)
+        return self._rebuilt(empty, files, decoded, packed, grams, graph=graph)
 
-    def _entry_of(self, name: str, files: dict[str, FileRecord]) -> tuple[str | None, bytes | None]:
+    def _entry_of(self, name: str, current: str) -> tuple[str | None, bytes | None]:
         """A derived entry's fingerprint (what it was built from, to know when to store it again) and its
-        blob when it was built from exactly these rows; (None, None) when there is none to read."""
+        blob when it was built from exactly the rows whose fingerprint is `current` ("": no rows); (None,
+        None) when there is none to read."""
         stored = self.store.read_derived(name)
-        if stored is None or not files:
+        if stored is None or not current:
             return None, None
-        return stored[0], stored[1] if stored[0] == fingerprint(files.values()) else None
+        return stored[0], stored[1] if stored[0] == current else None
 
-    def _saved_index(self, rows: Sequence[EncodedRow], files: dict[str, FileRecord]) -> SavedIndex | None:
-        """The saved indexes when they were built from these very rows; None (build them) otherwise."""
-        self._saved_fingerprint, blob = self._entry_of(SAVED_ENTRY, files)
+    def _saved_index(self, rows: Sequence[EncodedRow], files: dict[str, FileRecord],
+                     current: str) -> SavedIndex | None:
+        """The saved indexes when they were built from these very rows (`current`: their fingerprint);
+        None (build them) otherwise."""
+        self._saved_fingerprint, blob = self._entry_of(SAVED_ENTRY, current)
         if blob is None:
             return None
         try:
@@ -294,7 +306,7 @@ class Workspace:
         snapshot = self._snapshot
         if snapshot.buffers or not snapshot.files:
             return  # an unsaved buffer's postings and symbols are not in the rows
-        current = fingerprint(snapshot.files.values())
+        current = snapshot.fingerprint
         if current == self._saved_fingerprint:
             return
         rows, versions = self.store.stored_digest()
@@ -310,21 +322,26 @@ class Workspace:
         self.store.write_derived(SAVED_ENTRY, current, pointer)
         self._saved_fingerprint = current
 
-    def _stored_graph(self, files: dict[str, FileRecord], parsed: Mapping[str, ParsedFile]) -> CodeGraph | None:
-        """The graph of the loaded rows, deferred on their stored centrality; None (build it) when the
-        centrality stored is missing, damaged or was computed from other rows."""
-        self._stored_fingerprint, blob = self._entry_of(RANK_ENTRY, files)
+    def _stored_graph(self, current: str, parsed: Mapping[str, ParsedFile]) -> CodeGraph | None:
+        """The graph of the loaded rows (`current`: their fingerprint), deferred on their stored centrality;
+        None (build it) when the centrality stored is missing, damaged or was computed from other rows."""
+        self._stored_fingerprint, blob = self._entry_of(RANK_ENTRY, current)
         if blob is None:
             return None
         try:
-            rank = StoredRank.decode(blob)
-        except DamagedRank as error:
+            if blob.startswith(MAPPED_POINTER):
+                rank = StoredRank.from_arrays(open_arrays(self.store.folder, blob))
+            elif blob.startswith(INLINE_RANK):  # an `.npz` kept inline by an earlier version
+                rank = StoredRank.decode(blob)
+            else:
+                raise DamagedRank("its entry names no file and holds no ranking")
+        except (DamagedRank, DamagedMapped) as error:
             log.warning("%s: %s; the graph is built again", self.store.path, error)
             self.store.repairs.append(f"stored centrality was damaged ({error}); recomputed")
             self._stored_fingerprint = None
             return None
-        if rank.order is None:
-            self._stored_fingerprint = None  # written before node ids were read in place: stored again at close
+        if rank.order is None or not blob.startswith(MAPPED_POINTER):
+            self._stored_fingerprint = None  # written by an earlier version: stored again, mapped, at close
         graph = CodeGraph.deferred(parsed, rank)
         graph.rank_on_query = not self._background
         return graph
@@ -334,19 +351,25 @@ class Workspace:
         snapshot = self._snapshot
         if snapshot.buffers or not snapshot.files:
             return  # an unsaved buffer's symbols are not in the rows: a restart would rank other files
-        current = fingerprint(snapshot.files.values())
+        current = snapshot.fingerprint
         if current == self._stored_fingerprint:
             return
         rank = snapshot.graph.stored_rank()
-        if rank is not None:
-            self.store.write_derived(RANK_ENTRY, current, rank.encode())
-            self._stored_fingerprint = current
+        if rank is None:
+            return
+        try:
+            pointer = write_arrays(self.store.folder / RANK_ENTRY, rank.arrays())
+        except OSError as error:  # a full disk: the next start builds the graph and ranks it again
+            log.warning("%s: centrality not stored (%s)", self.store.path, error)
+            return
+        self.store.write_derived(RANK_ENTRY, current, pointer)
+        self._stored_fingerprint = current
 
     def _open_lexical(self, snapshot: Snapshot, chunks: list[Chunk]) -> LexicalIndex | None:
         """The stored BM25 when it was built from exactly these rows; None (build it) otherwise."""
         if snapshot.buffers or not snapshot.files:
             return None  # an unsaved buffer's chunks are not in the rows
-        current = fingerprint(snapshot.files.values())
+        current = snapshot.fingerprint
         try:
             index = LexicalIndex.load(self.store.folder / LEXICAL_FOLDER, current, chunks)
         except DamagedLexical as error:
@@ -363,7 +386,7 @@ class Workspace:
         one per burst of edits, are stored when the workspace closes rather than each time."""
         if snapshot.buffers or not snapshot.files or self._closing.is_set():
             return
-        current = fingerprint(snapshot.files.values())
+        current = snapshot.fingerprint
         with self._lexical_lock:
             if current == self._lexical_fingerprint:
                 return

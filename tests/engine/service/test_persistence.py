@@ -18,6 +18,7 @@ import pytest
 from fourfold.engine import Settings, Workspace
 from fourfold.engine.graph.centrality import StoredRank
 from fourfold.engine.graph.graph import CodeGraph
+from fourfold.engine.index.mapped import POINTER, open_arrays
 from fourfold.engine.service.workspace import RANK_ENTRY, UNREADABLE_ENTRY
 
 
@@ -50,6 +51,13 @@ def centralities(workspace: Workspace) -> dict[str, float]:
 def damage(index: Path, entry: str, blob: bytes) -> None:
     with sqlite3.connect(index / "index.sqlite") as db:
         db.execute("UPDATE derived SET blob = ? WHERE name = ?", (blob, entry))
+
+
+def entry(index: Path, name: str) -> bytes:
+    with sqlite3.connect(index / "index.sqlite") as db:
+        blob: bytes = db.execute("SELECT blob FROM derived WHERE name = ?", (name,)).fetchone()[0]
+    db.close()
+    return blob
 
 
 def test_a_restart_of_an_unchanged_index_builds_no_graph(tree: Path, tmp_path: Path) -> None:
@@ -148,9 +156,7 @@ def test_stored_centrality_reads_its_node_ids_in_place_and_an_older_blob_still_r
     """The node ids are looked up by bisecting their stored order (no list or dict of 61k ids at a
     restart); every node, an absent one, and a blob written before the order was stored read as before."""
     indexed(tree, tmp_path / "index")
-    with sqlite3.connect(tmp_path / "index" / "index.sqlite") as db:
-        blob = db.execute("SELECT blob FROM derived WHERE name = ?", (RANK_ENTRY,)).fetchone()[0]
-    stored = StoredRank.decode(blob)
+    stored = StoredRank.from_arrays(open_arrays(tmp_path / "index", entry(tmp_path / "index", RANK_ENTRY)))
     rank = stored.rank()
     assert stored.order is not None and not isinstance(stored.nodes, list) and not isinstance(rank.index, dict)
     nodes = list(stored.nodes)
@@ -158,11 +164,94 @@ def test_stored_centrality_reads_its_node_ids_in_place_and_an_older_blob_still_r
     assert [rank.index[node] for node in nodes] == list(range(len(nodes)))
     assert "sym:nowhere.py#x" not in rank.index and rank.score("sym:nowhere.py#x") == 0.0
     assert [rank.score(node) for node in nodes] == stored.scores.tolist()
-    with np.load(io.BytesIO(blob)) as arrays:  # as written before `starts` and `order`
-        older = {name: arrays[name] for name in arrays.files if name not in ("starts", "order")}
-    buffer = io.BytesIO()
+    older = {name: array for name, array in stored.arrays().items() if name not in ("starts", "order")}
+    buffer = io.BytesIO()  # an inline `.npz` as written before `starts` and `order`
     np.savez(buffer, **older)
     old = StoredRank.decode(buffer.getvalue())
     assert old.order is None and list(old.nodes) == nodes
     assert [old.rank().score(node) for node in nodes] == stored.scores.tolist()
     assert StoredRank.decode(stored.encode()).encode() == stored.encode()  # a read-back rank stores the same
+
+
+@pytest.mark.parametrize("cut", [False, True])
+def test_a_damaged_centrality_file_is_recomputed_and_said(tree: Path, tmp_path: Path, cut: bool) -> None:
+    """The entry names the mapped file by size and digest: a file garbled or cut since is never read."""
+    before = indexed(tree, tmp_path / "index")
+    path = tmp_path / "index" / RANK_ENTRY
+    data = bytearray(path.read_bytes())
+    if cut:
+        del data[len(data) // 2 :]
+    else:
+        data[len(data) // 2] ^= 0xFF
+    path.write_bytes(bytes(data))
+    builds = CodeGraph.builds
+    workspace = opened(tree, tmp_path / "index")
+    assert CodeGraph.builds == builds + 1 and workspace.snapshot().graph.built
+    assert any("centrality" in repair for repair in workspace.status()["repairs"])
+    assert centralities(workspace) == pytest.approx(before)
+    workspace.refresh()
+    workspace.close()
+    assert not opened(tree, tmp_path / "index").snapshot().graph.built  # written again, whole
+
+
+def test_centrality_kept_inline_by_an_earlier_version_reads_and_is_stored_mapped(tree: Path, tmp_path: Path) -> None:
+    before = indexed(tree, tmp_path / "index")
+    stored = StoredRank.from_arrays(open_arrays(tmp_path / "index", entry(tmp_path / "index", RANK_ENTRY)))
+    damage(tmp_path / "index", RANK_ENTRY, stored.encode())  # the `.npz` blob an earlier version kept
+    (tmp_path / "index" / RANK_ENTRY).unlink()
+    builds = CodeGraph.builds
+    workspace = opened(tree, tmp_path / "index")
+    assert CodeGraph.builds == builds and centralities(workspace) == before
+    workspace.close()
+    assert entry(tmp_path / "index", RANK_ENTRY).startswith(POINTER)
+    again = opened(tree, tmp_path / "index")
+    assert not again.snapshot().graph.built and centralities(again) == before
+
+
+def test_edits_made_while_the_centrality_is_mapped_rank_as_a_cold_index_of_the_edited_tree(tree: Path,
+                                                                                          tmp_path: Path) -> None:
+    """A restart answers from the mapped ranking and decodes rows only when asked; a changed and a created
+    file on top of that give the graph and centrality a cold index of the same tree has, a deleted one
+    leaves the files and symbols a cold index has, and what is stored at close is what was served."""
+    indexed(tree, tmp_path / "index")
+    workspace = opened(tree, tmp_path / "index")
+    assert not workspace.snapshot().graph.built
+    source = tree / "inventory" / "models.py"
+    source.write_text(source.read_text() + "\n\ndef restocked(item):\n    return item.is_available()\n")
+    (tree / "inventory" / "audit.py").write_text("from inventory.models import restocked\n\n\n"
+                                                 "def audit(item):\n    return restocked(item)\n")
+    assert workspace.refresh().indexed == 2
+    workspace.snapshot().graph.refresh_centrality()
+    after = centralities(workspace)
+    assert after["inventory/audit.py#audit"] and workspace.snapshot().graph.callers("restocked")
+    assert after == pytest.approx(indexed(tree, tmp_path / "cold"))
+    (tree / "inventory" / "report.py").unlink()
+    assert workspace.refresh().removed == 1
+    workspace.snapshot().graph.refresh_centrality()
+    after = centralities(workspace)
+    cold = opened(tree, tmp_path / "cold after the deletion")
+    cold.refresh()
+    for snapshot in (workspace.snapshot(), cold.snapshot()):
+        assert "inventory/report.py" not in snapshot.files
+    assert sorted(map(repr, workspace.snapshot().symbols.all())) == sorted(map(repr, cold.snapshot().symbols.all()))
+    assert after.keys() == centralities(cold).keys()
+    workspace.close()
+    again = opened(tree, tmp_path / "index")
+    assert not again.snapshot().graph.built and centralities(again) == after
+
+
+def test_a_reader_keeps_the_ranking_it_mapped_while_another_workspace_stores_a_new_one(tree: Path,
+                                                                                       tmp_path: Path) -> None:
+    """The stored ranking is replaced by renaming a new file over it, never written in place: a process
+    that mapped the old one goes on reading it whole."""
+    before = indexed(tree, tmp_path / "index")
+    reader = opened(tree, tmp_path / "index")
+    writer = opened(tree, tmp_path / "index")
+    source = tree / "inventory" / "models.py"
+    source.write_text(source.read_text() + "\n\ndef restocked(item):\n    return item\n")
+    writer.update_file(source)
+    writer.snapshot().graph.refresh_centrality()
+    written = centralities(writer)
+    writer.close()
+    assert centralities(reader) == before
+    assert centralities(opened(tree, tmp_path / "index")) == written != before
