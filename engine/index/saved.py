@@ -84,8 +84,10 @@ class SavedIndex:
         """The whole blob in memory (what `write` puts in its file, piece by piece)."""
         return b"".join(self._pieces()[1])
 
-    def _pieces(self) -> tuple[str, list[bytes]]:
-        """The payload's digest and the blob as pieces: magic, header length, header, then each part."""
+    def _pieces(self) -> tuple[str, list[bytes | memoryview]]:
+        """The payload's digest and the blob as pieces: magic, header length, header, then each part.
+        A part is a view of its array's memory, not a copy: the file is written from the arrays as they
+        are (copying them all first had been a fifth of a cold index's peak RSS on Django)."""
         paths = list(self.doc_ids)
         parts: dict[str, np.ndarray] = {
             **self.trigrams.arrays(),
@@ -94,13 +96,13 @@ class SavedIndex:
             **{f"symbols.{name}": array for name, array in self.symbols.arrays().items()},
         }
         layout: dict[str, list[object]] = {}
-        chunks: list[bytes] = []
+        chunks: list[bytes | memoryview] = []
         digest = xxhash.xxh3_128()
         offset = 0
         for name in _PARTS:
             array = np.ascontiguousarray(parts[name])
             padding = b"\0" * (-offset % _ALIGN)  # each part starts aligned, so it is read in place
-            data = array.tobytes()
+            data = memoryview(array.reshape(-1).view(np.uint8))
             layout[name] = [offset + len(padding), len(data), array.dtype.str, list(array.shape)]
             for piece in (padding, data):
                 chunks.append(piece)
