@@ -188,12 +188,19 @@ def decode_parsed(blob: bytes) -> ParsedFile:
 
 class _EncodedRows:
     """The payloads of the rows a restart opened, each decoded once and then kept decoded (shared by
-    every snapshot derived from that restart's)."""
+    every snapshot derived from that restart's), with each row's chunk count when the saved indexes
+    kept them (`counts`), so counting or listing chunks decodes nothing."""
 
-    def __init__(self, encoded: Mapping[str, bytes]) -> None:
+    def __init__(self, encoded: Mapping[str, bytes], counts: Mapping[str, int] | None = None) -> None:
         self.encoded = dict(encoded)
         self.decoded: dict[str, ParsedFile] = {}
+        self.counts: dict[str, int] = dict(counts) if counts is not None else {}
         self.lock = threading.Lock()
+
+    def count(self, path: str) -> int:
+        """How many chunks the row of `path` holds (decoded to count them only when no count was kept)."""
+        found = self.counts.get(path)
+        return found if found is not None else len(self.get(path).chunks)
 
     def get(self, path: str) -> ParsedFile:
         found = self.decoded.get(path)
@@ -224,8 +231,9 @@ class StoredParsed(Mapping[str, ParsedFile]):
     here is not expected; if one happens anyway it is logged and the file reads as empty, never a crash.
     """
 
-    def __init__(self, encoded: Mapping[str, bytes]) -> None:
-        self._rows = _EncodedRows(encoded)
+    def __init__(self, encoded: Mapping[str, bytes], counts: Mapping[str, int] | None = None) -> None:
+        """`counts`: each row's chunk count as the saved indexes kept it (`SavedIndex.chunk_counts`)."""
+        self._rows = _EncodedRows(encoded, counts)
         self._order: dict[str, None] = dict.fromkeys(encoded)
         self._own: dict[str, ParsedFile] = {}
 
@@ -259,6 +267,11 @@ class StoredParsed(Mapping[str, ParsedFile]):
 
     def __contains__(self, path: object) -> bool:
         return path in self._order
+
+    def chunk_counts(self) -> dict[str, int]:
+        """Each file's number of chunks, in this mapping's order, without decoding rows whose count was kept."""
+        own, rows = self._own, self._rows
+        return {path: len(own[path].chunks) if path in own else rows.count(path) for path in self._order}
 
     @property
     def decoded(self) -> int:

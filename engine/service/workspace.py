@@ -231,7 +231,7 @@ class Workspace:
         files = {row.record.path: row.record for row in rows}
         saved = self._saved_index(rows, files)
         if saved is not None:
-            parsed = StoredParsed({row.record.path: row.parsed for row in rows})
+            parsed = StoredParsed({row.record.path: row.parsed for row in rows}, saved.chunk_counts)
             self._next_id = max(saved.doc_ids.values(), default=0)
             return replace(
                 empty, generation=1, files=files, parsed=parsed, packed={row.record.path: row.trigrams for row in rows},
@@ -301,7 +301,8 @@ class Workspace:
         if versions != {path: record.digest for path, record in snapshot.files.items()}:
             return  # the rows are not the snapshot's (a write is pending); the next refresh or close stores it
         doc_ids = {path: snapshot.doc_ids[path] for path in snapshot.files}
-        saved = SavedIndex(rows, doc_ids, snapshot.trigrams, snapshot.symbols)
+        saved = SavedIndex(rows, doc_ids, snapshot.trigrams, snapshot.symbols,
+                           {path: snapshot.chunk_counts[path] for path in snapshot.files})
         try:
             pointer = saved.write(self.store.folder / SAVED_FILE)
         except (ValueError, OSError) as error:  # a symbol the table cannot hold, a full disk: rows are decoded
@@ -342,7 +343,7 @@ class Workspace:
             self.store.write_derived(RANK_ENTRY, current, rank.encode())
             self._stored_fingerprint = current
 
-    def _open_lexical(self, snapshot: Snapshot, chunks: list[Chunk]) -> LexicalIndex | None:
+    def _open_lexical(self, snapshot: Snapshot, chunks: Sequence[Chunk]) -> LexicalIndex | None:
         """The stored BM25 when it was built from exactly these rows; None (build it) otherwise."""
         if snapshot.buffers or not snapshot.files:
             return None  # an unsaved buffer's chunks are not in the rows
