@@ -237,7 +237,7 @@ class Workspace:
                 empty, generation=1, files=files, parsed=parsed, packed={row.record.path: row.trigrams for row in rows},
                 doc_ids=saved.doc_ids, paths_by_id={doc: path for path, doc in saved.doc_ids.items()},
                 trigrams=saved.trigrams, symbols=saved.symbols,
-                graph=self._stored_graph(files, parsed) or self._built_graph(parsed),
+                graph=self._stored_graph(files, parsed.unkept()) or self._built_graph(parsed.unkept()),
             )
         files, decoded, packed = {}, {}, {}
         grams: dict[str, np.ndarray] = {}

@@ -382,3 +382,30 @@ def test_stored_parsed_counts_chunks_from_what_was_kept_and_from_its_edits() -> 
     assert edited.chunk_counts() == {"a.py": 1, "c.py": 2} and parsed.decoded == 0
     uncounted = StoredParsed({"a.py": encode_parsed(one)})
     assert uncounted.chunk_counts() == {"a.py": 1} and uncounted.decoded == 1  # decoded to count when not kept
+
+
+def test_an_unkept_pass_reads_every_file_as_stored_and_keeps_none_decoded() -> None:
+    first = ParsedFile(symbols=(symbol("load", "a.py"),))
+    second = ParsedFile(symbols=(symbol("save", "b.py"),))
+    parsed = StoredParsed({"a.py": encode_parsed(first), "b.py": encode_parsed(second)}, {"a.py": 0, "b.py": 0})
+    edited = parsed.with_changes({"c.py": ParsedFile()}, [])
+    unkept = edited.unkept()
+    assert dict(unkept.items()) == {"a.py": first, "b.py": second, "c.py": ParsedFile()}
+    assert list(unkept) == list(edited) and len(unkept) == 3 and "b.py" in unkept and "d.py" not in unkept
+    assert unkept["a.py"] is not unkept["a.py"]  # decoded each time, kept by nobody
+    kept = edited["a.py"]
+    assert unkept["a.py"] is kept  # a row kept decoded already is read as it is
+    with pytest.raises(KeyError):
+        unkept["d.py"]
+
+
+def test_a_restart_builds_the_graph_of_the_cold_index_without_keeping_the_rows_decoded(
+        tree: Path, tmp_path: Path) -> None:
+    cold = cold_answers(tree, tmp_path / "index")
+    workspace = opened(tree, tmp_path / "index")
+    parsed = workspace.snapshot().parsed
+    assert isinstance(parsed, StoredParsed)
+    workspace.snapshot().graph.ensure_built()
+    assert parsed.decoded == len(parsed) and parsed.kept == 0
+    assert answers(workspace) == cold
+    workspace.close()
