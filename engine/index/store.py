@@ -260,6 +260,48 @@ class StoredParsed(Mapping[str, ParsedFile]):
         derived._own.update(changed)
         return derived
 
+    @classmethod
+    def merged(cls, old: Mapping[str, ParsedFile], removed: Iterable[str],
+               added: Iterable[tuple[str, ParsedFile | tuple[bytes, int]]]) -> StoredParsed:
+        """`old` without `removed` and with `added`, in the order a dict edited so would have: each added
+        file as its records or as its encoded row and chunk count (the row is decoded when asked).
+        Rows `old` left encoded stay encoded; what it holds decoded is carried over decoded."""
+        gone = set(removed)
+        encoded: dict[str, bytes] = {}
+        counts: dict[str, int] = {}
+        own: dict[str, ParsedFile] = {}
+        if isinstance(old, StoredParsed):
+            rows = old._rows
+            with rows.lock:
+                for path in old._order:
+                    if path in gone:
+                        continue
+                    if path in old._own:
+                        own[path] = old._own[path]
+                    elif path in rows.decoded:
+                        own[path] = rows.decoded[path]
+                    else:
+                        encoded[path] = rows.encoded[path]
+                        if path in rows.counts:
+                            counts[path] = rows.counts[path]
+            order = [path for path in old._order if path not in gone]
+        else:
+            own = {path: parsed for path, parsed in old.items() if path not in gone}
+            order = list(own)
+        for path, value in added:
+            own.pop(path, None)
+            encoded.pop(path, None)
+            counts.pop(path, None)
+            if isinstance(value, ParsedFile):
+                own[path] = value
+            else:
+                encoded[path], counts[path] = value
+            order.append(path)
+        made = cls(encoded, counts)
+        made._order = dict.fromkeys(order)
+        made._own = own
+        return made
+
     def __getitem__(self, path: str) -> ParsedFile:
         own = self._own.get(path)
         if own is not None:

@@ -132,6 +132,11 @@ def _edited(parsed: Mapping[str, ParsedFile], changed: Mapping[str, ParsedFile],
     return edited
 
 
+def _unkept(parsed: Mapping[str, ParsedFile]) -> Mapping[str, ParsedFile]:
+    """`parsed` for one pass that keeps what it needs itself: rows a restart left encoded stay so."""
+    return parsed.unkept() if isinstance(parsed, StoredParsed) else parsed
+
+
 class WorkspaceError(Exception):
     """A problem with the workspace itself (missing root, unusable index folder), in actionable words."""
 
@@ -385,11 +390,14 @@ class Workspace:
             return
         self._lexical_fingerprint = current
 
-    def _rebuilt(self, base: Snapshot, files: dict[str, FileRecord], parsed: dict[str, ParsedFile],
+    def _rebuilt(self, base: Snapshot, files: dict[str, FileRecord], parsed: Mapping[str, ParsedFile],
                  packed: dict[str, bytes], changed: dict[str, np.ndarray], with_graph: bool = True,
-                 graph: CodeGraph | None = None, **changes: Any) -> Snapshot:
+                 graph: CodeGraph | None = None, structure: Mapping[str, ParsedFile] | None = None,
+                 **changes: Any) -> Snapshot:
         """A snapshot whose indexes are built in bulk: cheaper than many one-file updates after a big change.
-        `graph`, when given, is used as it is (a deferred graph opened from the stored centrality).
+        `graph`, when given, is used as it is (a deferred graph opened from the stored centrality);
+        `structure`, when given, is what the symbol table and graph are built from instead of `parsed`
+        (the same files, in the same order, with the same symbols, references and imports).
 
         `changed` holds the trigram sets of the files that are new or replaced since `base`; the
         postings of the others are carried over from `base`'s index, never decompressed again.
@@ -398,13 +406,14 @@ class Workspace:
         """
         doc_ids = {path: base.doc_ids.get(path) or self._new_id() for path in files}
         gone = {doc for path, doc in base.doc_ids.items() if path not in files}
+        source = parsed if structure is None else structure
         with paused_gc():
             return replace(
                 base, generation=base.generation + 1, files=files, parsed=parsed, packed=packed, doc_ids=doc_ids,
                 paths_by_id={doc: path for path, doc in doc_ids.items()},
                 trigrams=base.trigrams.replaced(gone, {doc_ids[path]: grams for path, grams in changed.items()}),
-                symbols=SymbolTable(symbol for item in parsed.values() for symbol in item.symbols),
-                graph=graph or (self._built_graph(parsed) if with_graph else base.graph), **changes,
+                symbols=SymbolTable(symbol for item in source.values() for symbol in item.symbols),
+                graph=graph or (self._built_graph(source) if with_graph else base.graph), **changes,
             )
 
     def _new_id(self) -> int:
@@ -615,16 +624,24 @@ class Workspace:
             if not item.released:
                 old.contents.put(item.stored.record.path, item.stored.record.digest, item.text)
         if partial or self._graph_behind or len(indexed) + len(removed) > BULK_CHANGE:
-            files = {p: r for p, r in old.files.items() if p not in removed}
-            parsed = {p: v for p, v in old.parsed.items() if p not in removed}
-            packed = {p: v for p, v in old.packed.items() if p not in removed}
+            gone = set(removed)
+            files = {p: r for p, r in old.files.items() if p not in gone}
+            packed = {p: v for p, v in old.packed.items() if p not in gone}
+            # What the bulk build reads (symbols, references, imports), as a dict edited the same way;
+            # the snapshot keeps a released entry's encoded row instead (its records here have no chunks).
+            structure = {p: v for p, v in _unkept(old.parsed).items() if p not in gone}
+            added: list[tuple[str, ParsedFile | tuple[bytes, int]]] = []
             changed: dict[str, np.ndarray] = {}
             for item in indexed:
                 path = item.stored.record.path
-                files[path], parsed[path], packed[path] = item.stored.record, item.stored.parsed, item.stored.trigrams
+                files[path], structure[path], packed[path] = item.stored.record, item.stored.parsed, item.stored.trigrams
+                added.append((path, (item.stored.encoded, item.chunks) if item.released else item.stored.parsed))
                 changed[path] = item.grams
+            parsed = StoredParsed.merged(old.parsed, gone, added)
             with paused_gc():
-                self._snapshot = self._rebuilt(old, files, parsed, packed, changed, with_graph=not partial, **changes)
+                self._snapshot = self._rebuilt(old, files, parsed, packed, changed, with_graph=not partial,
+                                               structure=structure, **changes)
+                del structure
                 if not partial and len(files) >= FREEZE_MIN_FILES:
                     keep_long_lived()  # as after a load: these records live as long as the snapshot
             self._graph_behind = partial
@@ -747,7 +764,13 @@ class Workspace:
             trigrams = trigrams.with_doc(doc, item.grams)
             symbols = symbols.with_file(record.path, stored.parsed.symbols)
             graph = graph.with_file(record.path, stored.parsed)
-        return replace(old, generation=old.generation + 1, files=files, parsed=_edited(old.parsed, changed, gone),
+        if any(item.released for item in indexed):  # their records here have no chunks: keep their rows
+            parsed = StoredParsed.merged(old.parsed, gone, [
+                (item.stored.record.path, (item.stored.encoded, item.chunks) if item.released else item.stored.parsed)
+                for item in indexed])
+        else:
+            parsed = _edited(old.parsed, changed, gone)
+        return replace(old, generation=old.generation + 1, files=files, parsed=parsed,
                        packed=packed, doc_ids=doc_ids, paths_by_id=paths_by_id, trigrams=trigrams, symbols=symbols,
                        graph=graph, **changes)
 
