@@ -183,6 +183,9 @@ class Workspace:
         self._embed_failure: str | None = None
         self._semantic_cache: tuple[tuple[int, int], tuple[int, int]] | None = None
         self._graph_behind = False
+        # While a first index publishes partial snapshots: the last one's generation and the records its
+        # bulk build read (released files' without chunks), which the next build reads again.
+        self._partial_structure: tuple[int, dict[str, ParsedFile]] | None = None
         # The fingerprint of the rows the stored centrality was computed from (None: nothing stored).
         self._stored_fingerprint: str | None = None
         # ... and of the rows the saved trigram postings and symbol table were built from.
@@ -629,19 +632,26 @@ class Workspace:
             packed = {p: v for p, v in old.packed.items() if p not in gone}
             # What the bulk build reads (symbols, references, imports), as a dict edited the same way;
             # the snapshot keeps a released entry's encoded row instead (its records here have no chunks).
-            structure = {p: v for p, v in _unkept(old.parsed).items() if p not in gone}
+            # A partial snapshot's are kept for the next build of the same first index, not decoded again.
+            kept = self._partial_structure
+            earlier = kept[1] if kept is not None and kept[0] == old.generation else _unkept(old.parsed)
+            self._partial_structure = None
+            structure = {p: v for p, v in earlier.items() if p not in gone}
             added: list[tuple[str, ParsedFile | tuple[bytes, int]]] = []
             changed: dict[str, np.ndarray] = {}
             for item in indexed:
                 path = item.stored.record.path
-                files[path], structure[path], packed[path] = item.stored.record, item.stored.parsed, item.stored.trigrams
+                stored = item.stored
+                files[path], structure[path], packed[path] = stored.record, stored.parsed, stored.trigrams
                 added.append((path, (item.stored.encoded, item.chunks) if item.released else item.stored.parsed))
                 changed[path] = item.grams
             parsed = StoredParsed.merged(old.parsed, gone, added)
             with paused_gc():
                 self._snapshot = self._rebuilt(old, files, parsed, packed, changed, with_graph=not partial,
                                                structure=structure, **changes)
-                del structure
+                if partial:
+                    self._partial_structure = (self._snapshot.generation, structure)
+                del structure, earlier
                 if not partial and len(files) >= FREEZE_MIN_FILES:
                     keep_long_lived()  # as after a load: these records live as long as the snapshot
             self._graph_behind = partial
@@ -764,6 +774,7 @@ class Workspace:
             trigrams = trigrams.with_doc(doc, item.grams)
             symbols = symbols.with_file(record.path, stored.parsed.symbols)
             graph = graph.with_file(record.path, stored.parsed)
+        parsed: Mapping[str, ParsedFile]
         if any(item.released for item in indexed):  # their records here have no chunks: keep their rows
             parsed = StoredParsed.merged(old.parsed, gone, [
                 (item.stored.record.path, (item.stored.encoded, item.chunks) if item.released else item.stored.parsed)
