@@ -59,14 +59,15 @@ class Indexed:
     def written(self) -> Indexed:
         """The entry as the indexer keeps it once its row is in the store, until the bulk build: its
         trigram set, its encoded row, and its records without their chunks (`chunks` counts them), not
-        the text. Held for every file of a first index, the texts were 44 MB on Django and the chunks
-        73 MB as records against 19 MB for every encoded row: the bulk build reads the symbols and
-        references, and the snapshot decodes a file's chunks from its row when BM25 or a hit asks
-        (`store.StoredParsed`); a search reads a text from disk when it needs it."""
+        the text nor the packed trigrams (written, and the unpacked set is at hand). Held for every file
+        of a first index, the texts were 44 MB on Django and the chunks 73 MB as records against 19 MB
+        for every encoded row: the bulk build reads the symbols and references, and the snapshot
+        decodes a file's chunks from its row when BM25 or a hit asks (`store.StoredParsed`); a search
+        reads a text from disk when it needs it."""
         stored = self.stored
         parsed = stored.parsed
         encoded = stored.encoded or encode_parsed(parsed)
-        return Indexed(StoredFile(stored.record, stored.trigrams, replace(parsed, chunks=()), encoded), "",
+        return Indexed(StoredFile(stored.record, b"", replace(parsed, chunks=()), encoded), "",
                        self.grams, released=True, chunks=len(parsed.chunks))
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:

@@ -103,7 +103,6 @@ class Snapshot:
     generation: int
     files: Mapping[str, FileRecord]
     parsed: Mapping[str, ParsedFile]
-    packed: Mapping[str, bytes]
     doc_ids: Mapping[str, int]
     paths_by_id: Mapping[int, str]
     trigrams: TrigramIndex

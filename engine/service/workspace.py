@@ -232,7 +232,7 @@ class Workspace:
         rows = self.store.rows()
         self.state = "indexing"
         empty = Snapshot(
-            root=self.root, generation=0, files={}, parsed={}, packed={}, doc_ids={}, paths_by_id={},
+            root=self.root, generation=0, files={}, parsed={}, doc_ids={}, paths_by_id={},
             trigrams=TrigramIndex.build({}), symbols=SymbolTable(), graph=CodeGraph.build({}), buffers={},
             contents=ContentCache(self.settings.text_cache_mb * MIB), max_file_size=self.settings.max_file_size,
         )
@@ -242,12 +242,12 @@ class Workspace:
             parsed = StoredParsed({row.record.path: row.parsed for row in rows}, saved.chunk_counts)
             self._next_id = max(saved.doc_ids.values(), default=0)
             return replace(
-                empty, generation=1, files=files, parsed=parsed, packed={row.record.path: row.trigrams for row in rows},
+                empty, generation=1, files=files, parsed=parsed,
                 doc_ids=saved.doc_ids, paths_by_id={doc: path for path, doc in saved.doc_ids.items()},
                 trigrams=saved.trigrams, symbols=saved.symbols,
                 graph=self._stored_graph(files, parsed.unkept()) or self._built_graph(parsed.unkept()),
             )
-        files, decoded, packed = {}, {}, {}
+        files, decoded = {}, {}
         grams: dict[str, np.ndarray] = {}
         damaged: list[tuple[object, str]] = []
         for stored in self.store.decoded(rows):
@@ -257,10 +257,10 @@ class Workspace:
             except DamagedTrigrams as error:
                 damaged.append((path, str(error)))
                 continue
-            files[path], decoded[path], packed[path] = stored.record, stored.parsed, stored.trigrams
+            files[path], decoded[path] = stored.record, stored.parsed
         if damaged:
             self.store.drop_damaged(damaged)
-        return self._rebuilt(empty, files, decoded, packed, grams, graph=self._stored_graph(files, decoded))
+        return self._rebuilt(empty, files, decoded, grams, graph=self._stored_graph(files, decoded))
 
     def _entry_of(self, name: str, files: dict[str, FileRecord]) -> tuple[str | None, bytes | None]:
         """A derived entry's fingerprint (what it was built from, to know when to store it again) and its
@@ -394,7 +394,7 @@ class Workspace:
         self._lexical_fingerprint = current
 
     def _rebuilt(self, base: Snapshot, files: dict[str, FileRecord], parsed: Mapping[str, ParsedFile],
-                 packed: dict[str, bytes], changed: dict[str, np.ndarray], with_graph: bool = True,
+                 changed: dict[str, np.ndarray], with_graph: bool = True,
                  graph: CodeGraph | None = None, structure: Mapping[str, ParsedFile] | None = None,
                  **changes: Any) -> Snapshot:
         """A snapshot whose indexes are built in bulk: cheaper than many one-file updates after a big change.
@@ -412,7 +412,7 @@ class Workspace:
         source = parsed if structure is None else structure
         with paused_gc():
             return replace(
-                base, generation=base.generation + 1, files=files, parsed=parsed, packed=packed, doc_ids=doc_ids,
+                base, generation=base.generation + 1, files=files, parsed=parsed, doc_ids=doc_ids,
                 paths_by_id={doc: path for path, doc in doc_ids.items()},
                 trigrams=base.trigrams.replaced(gone, {doc_ids[path]: grams for path, grams in changed.items()}),
                 symbols=SymbolTable(symbol for item in source.values() for symbol in item.symbols),
@@ -629,7 +629,6 @@ class Workspace:
         if partial or self._graph_behind or len(indexed) + len(removed) > BULK_CHANGE:
             gone = set(removed)
             files = {p: r for p, r in old.files.items() if p not in gone}
-            packed = {p: v for p, v in old.packed.items() if p not in gone}
             # What the bulk build reads (symbols, references, imports), as a dict edited the same way;
             # the snapshot keeps a released entry's encoded row instead (its records here have no chunks).
             # A partial snapshot's are kept for the next build of the same first index, not decoded again.
@@ -642,12 +641,12 @@ class Workspace:
             for item in indexed:
                 path = item.stored.record.path
                 stored = item.stored
-                files[path], structure[path], packed[path] = stored.record, stored.parsed, stored.trigrams
+                files[path], structure[path] = stored.record, stored.parsed
                 added.append((path, (item.stored.encoded, item.chunks) if item.released else item.stored.parsed))
                 changed[path] = item.grams
             parsed = StoredParsed.merged(old.parsed, gone, added)
             with paused_gc():
-                self._snapshot = self._rebuilt(old, files, parsed, packed, changed, with_graph=not partial,
+                self._snapshot = self._rebuilt(old, files, parsed, changed, with_graph=not partial,
                                                structure=structure, **changes)
                 if partial:
                     self._partial_structure = (self._snapshot.generation, structure)
@@ -753,7 +752,7 @@ class Workspace:
     def _updated(self, old: Snapshot, indexed: Sequence[_Indexed], removed: Sequence[str],
                  changes: dict[str, Any]) -> Snapshot:
         """A snapshot that shares everything with `old` but the few files that changed (copy-on-write)."""
-        files, packed = dict(old.files), dict(old.packed)
+        files = dict(old.files)
         gone: list[str] = []
         changed: dict[str, ParsedFile] = {}
         doc_ids, paths_by_id = dict(old.doc_ids), dict(old.paths_by_id)
@@ -762,7 +761,7 @@ class Workspace:
             if path in files:
                 doc = doc_ids.pop(path)
                 paths_by_id.pop(doc, None)
-                del files[path], packed[path]
+                del files[path]
                 gone.append(path)
                 trigrams, symbols = trigrams.without_doc(doc), symbols.without_file(path)
                 graph = graph.without_file(path)
@@ -770,7 +769,7 @@ class Workspace:
             record, stored = item.stored.record, item.stored
             doc = doc_ids.get(record.path) or self._new_id()
             doc_ids[record.path], paths_by_id[doc] = doc, record.path
-            files[record.path], changed[record.path], packed[record.path] = record, stored.parsed, stored.trigrams
+            files[record.path], changed[record.path] = record, stored.parsed
             trigrams = trigrams.with_doc(doc, item.grams)
             symbols = symbols.with_file(record.path, stored.parsed.symbols)
             graph = graph.with_file(record.path, stored.parsed)
@@ -782,7 +781,7 @@ class Workspace:
         else:
             parsed = _edited(old.parsed, changed, gone)
         return replace(old, generation=old.generation + 1, files=files, parsed=parsed,
-                       packed=packed, doc_ids=doc_ids, paths_by_id=paths_by_id, trigrams=trigrams, symbols=symbols,
+                       doc_ids=doc_ids, paths_by_id=paths_by_id, trigrams=trigrams, symbols=symbols,
                        graph=graph, **changes)
 
     # --- one-file updates ----------------------------------------------------------------
