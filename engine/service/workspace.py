@@ -468,6 +468,7 @@ class Workspace:
                 self._store_unreadable()
             unreadable = [path for path in stale if path in skipped and path in current.files]
             self._apply(pending, removed + unreadable, skipped)
+            del pending  # each file's trigram set and records: built into the snapshot, not needed to save it
         cancelled = cancel is not None and cancel.is_set()
         if not cancelled:
             self._snapshot.graph.refresh_centrality()  # part of indexing, not of the first search
