@@ -120,8 +120,12 @@ class LexicalIndex:
     def build(cls, chunks: Sequence[Chunk]) -> LexicalIndex:
         """Index the chunks; positions in `search` results are positions in `chunks`."""
         LexicalIndex.builds += 1
-        corpus = [_fields_tokens(chunk.path, chunk.symbol, chunk.text) for chunk in chunks]
-        definitions = _definitions(chunks)
+        corpus: list[tuple[str, ...]] = []
+        found: dict[str, list[int]] = {}
+        for position, chunk in enumerate(chunks):  # one pass: a snapshot's chunks are read from its rows
+            corpus.append(_fields_tokens(chunk.path, chunk.symbol, chunk.text))
+            _add_definition(found, position, chunk)
+        definitions = {name: tuple(positions) for name, positions in found.items()}
         if not any(corpus):
             return cls(None, len(chunks), definitions)
         model = _bm25s().BM25(k1=BM25_K1, b=BM25_B)
@@ -237,10 +241,7 @@ def _stored_definitions(path: Path, size: int) -> dict[str, tuple[int, ...]]:
     return {str(name): tuple(positions) for name, positions in stored.items()}
 
 
-def _definitions(chunks: Sequence[Chunk]) -> dict[str, tuple[int, ...]]:
-    found: dict[str, list[int]] = {}
-    for position, chunk in enumerate(chunks):
-        name = last_name(chunk.symbol) if chunk.kind in DEFINITION_KINDS else None
-        if name:
-            found.setdefault(name, []).append(position)
-    return {name: tuple(positions) for name, positions in found.items()}
+def _add_definition(found: dict[str, list[int]], position: int, chunk: Chunk) -> None:
+    name = last_name(chunk.symbol) if chunk.kind in DEFINITION_KINDS else None
+    if name:
+        found.setdefault(name, []).append(position)
