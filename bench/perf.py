@@ -52,6 +52,10 @@ COMMENT = {"python": "#", "javascript": "//", "typescript": "//", "tsx": "//", "
 WARM_UP_QUESTION = "how does this work"
 RESTART_QUERY = "get_object_or_404"  # an identifier: the fused default path, centrality boost included
 RESTART_RUNS = 3  # fresh processes reopening the index; each restart figure is their median
+# ... then, for the RSS a restart serves from as more of the index is read: a question (BM25 opened from
+# disk, its best chunks' files decoded) and a graph question (the deferred graph's edges built).
+RESTART_QUESTION = "where are settings loaded from the environment"
+RESTART_GRAPH_QUERY = "who calls get_object_or_404"
 MIB = 2**20
 
 
@@ -231,6 +235,11 @@ def restart_figures(root: Path, index_dir: str, backend: str) -> dict[str, float
                "recheck_s": time.perf_counter() - started - answered,
                "cpu_s": _cpu_s(), "serving_rss_mib": _own_peak_rss_mib(), **_rss_parts_mib(),
                "graph_built": float(workspace.snapshot().graph.built), "answered_at": answered_at}
+    workspace.search(SearchRequest(query=RESTART_QUESTION))
+    figures["question_rss_mib"] = _own_peak_rss_mib()
+    workspace.search(SearchRequest(query=RESTART_GRAPH_QUERY))
+    workspace.snapshot().graph.ensure_built()  # as a server builds it in the background
+    figures["graph_rss_mib"] = _own_peak_rss_mib()
     workspace.close()
     return figures
 
@@ -488,6 +497,9 @@ def summary(results: Sequence[Figures], machine: str) -> str:
     add("RSS while serving after a restart (MiB)", (f"{r.restart.get('serving_rss_mib', 0):.0f}" for r in results))
     add("... of it now: heap / mapped files (MiB)", (f"{r.restart.get('serving_anon_mib', 0):.0f} / "
                                                     f"{r.restart.get('serving_file_mib', 0):.0f}" for r in results))
+    add("... after a question / with the graph built (MiB)", (f"{r.restart.get('question_rss_mib', 0):.0f} / "
+                                                              f"{r.restart.get('graph_rss_mib', 0):.0f}"
+                                                              for r in results))
     add("cold one-shot index: peak RSS, indexer / largest worker (MiB)",
         (f"{r.cold_index.get('peak_rss_mib', 0):.0f} / {r.cold_index.get('workers_peak_rss_mib', 0):.0f}"
          for r in results))

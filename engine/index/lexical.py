@@ -45,8 +45,12 @@ if TYPE_CHECKING:
 TOKEN_CACHE_SIZE = 1 << 17
 
 # Bump when `chunk_tokens` changes what a chunk's tokens are: a stored index of other tokens is stale.
-STORED_FORMAT = 2
+# 3: the definitions' chunk positions are stored beside the arrays (`DEFINITIONS`).
+STORED_FORMAT = 3
 MANIFEST = "fourfold.json"
+# The definitions by name (`LexicalIndex.definitions`) as JSON: opening a stored index reads them here
+# instead of walking every chunk, which had decoded every stored row for a restart's first question.
+DEFINITIONS = "definitions.json"
 _HASH_BLOCK = 1 << 20
 
 
@@ -116,8 +120,12 @@ class LexicalIndex:
     def build(cls, chunks: Sequence[Chunk]) -> LexicalIndex:
         """Index the chunks; positions in `search` results are positions in `chunks`."""
         LexicalIndex.builds += 1
-        corpus = [_fields_tokens(chunk.path, chunk.symbol, chunk.text) for chunk in chunks]
-        definitions = _definitions(chunks)
+        corpus: list[tuple[str, ...]] = []
+        found: dict[str, list[int]] = {}
+        for position, chunk in enumerate(chunks):  # one pass: a snapshot's chunks are read from its rows
+            corpus.append(_fields_tokens(chunk.path, chunk.symbol, chunk.text))
+            _add_definition(found, position, chunk)
+        definitions = {name: tuple(positions) for name, positions in found.items()}
         if not any(corpus):
             return cls(None, len(chunks), definitions)
         model = _bm25s().BM25(k1=BM25_K1, b=BM25_B)
@@ -137,6 +145,7 @@ class LexicalIndex:
         shutil.rmtree(staging, ignore_errors=True)
         try:
             self.model.save(staging, show_progress=False, raise_on_serialization_error=True)
+            (staging / DEFINITIONS).write_text(json.dumps(self.definitions), encoding="utf-8")
             files = {path.name: _file_digest(path) for path in sorted(staging.iterdir())}
             manifest = {"key": key, "tuning": _tuning(), "size": self.size, "files": files}
             (staging / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
@@ -149,7 +158,8 @@ class LexicalIndex:
     def load(cls, folder: Path, key: str, chunks: Sequence[Chunk]) -> LexicalIndex | None:
         """The index stored in `folder` for the rows named by `key`, its arrays memory-mapped; None when
         nothing is stored or the copy is of other rows or other tokenising. Raises DamagedLexical when
-        the copy is for these rows but does not read back whole (missing, garbled or ill-fitting files)."""
+        the copy is for these rows but does not read back whole (missing, garbled or ill-fitting files).
+        Only `len(chunks)` is read: the definitions' positions are stored with the index."""
         manifest_path = folder / MANIFEST
         if not manifest_path.exists():
             if folder.exists():
@@ -176,7 +186,7 @@ class LexicalIndex:
         except (OSError, ValueError, KeyError, TypeError) as error:
             raise DamagedLexical(f"stored BM25 does not load: {type(error).__name__}: {error}") from None
         _check_fits(model, size)
-        return cls(model, size, _definitions(chunks))
+        return cls(model, size, _stored_definitions(folder / DEFINITIONS, size))
 
     def document_share(self, tokens: Sequence[str]) -> float:
         """The fraction of chunks that contain every one of `tokens` at most: the smallest share among
@@ -218,10 +228,20 @@ def _check_fits(model: bm25s.BM25, size: int) -> None:
         raise DamagedLexical("stored BM25 arrays do not fit together")
 
 
-def _definitions(chunks: Sequence[Chunk]) -> dict[str, tuple[int, ...]]:
-    found: dict[str, list[int]] = {}
-    for position, chunk in enumerate(chunks):
-        name = last_name(chunk.symbol) if chunk.kind in DEFINITION_KINDS else None
-        if name:
-            found.setdefault(name, []).append(position)
-    return {name: tuple(positions) for name, positions in found.items()}
+def _stored_definitions(path: Path, size: int) -> dict[str, tuple[int, ...]]:
+    """The definitions `save` wrote (their file's digest was checked with the others)."""
+    try:
+        stored = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise DamagedLexical(f"{DEFINITIONS} does not decode: {type(error).__name__}: {error}") from None
+    if not (isinstance(stored, dict) and all(
+            isinstance(positions, list) and all(type(at) is int and 0 <= at < size for at in positions)
+            for positions in stored.values())):
+        raise DamagedLexical(f"{DEFINITIONS} does not describe chunk positions")
+    return {str(name): tuple(positions) for name, positions in stored.items()}
+
+
+def _add_definition(found: dict[str, list[int]], position: int, chunk: Chunk) -> None:
+    name = last_name(chunk.symbol) if chunk.kind in DEFINITION_KINDS else None
+    if name:
+        found.setdefault(name, []).append(position)

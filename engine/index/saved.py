@@ -46,9 +46,10 @@ from .trigram import DamagedTrigrams, TrigramIndex
 
 __all__ = ["DamagedSaved", "SavedIndex"]
 
-MAGIC = b"FFSAVED2"
-# What earlier versions wrote (the symbol table as a pickle): not damage, only another format; built again.
-_OLDER = (b"FFSAVED1",)
+MAGIC = b"FFSAVED3"
+# What earlier versions wrote (1: the symbol table as a pickle; 2: no chunk counts): not damage, only
+# another format; built again.
+_OLDER = (b"FFSAVED1", b"FFSAVED2")
 # What the store's entry holds: this, then JSON naming the file beside the index, its size and digest.
 POINTER = b"FFSAVEDF"
 _LENGTH_BYTES = 8
@@ -59,7 +60,7 @@ _TRIGRAM_PARTS = ("grams", "offsets", "docs", "doc_set")
 _SYMBOL_PARTS = ("layout", "pool", "pool_offsets", "texts", "spans", "base", "lower_of", "sorted_lower", "masks",
                  "overlay", *(f"{name}_{part}" for name in (*LOOKUPS, "files")
                               for part in ("keys", "offsets", "positions")))
-_PARTS = (*_TRIGRAM_PARTS, "ids", "paths", *(f"symbols.{name}" for name in _SYMBOL_PARTS))
+_PARTS = (*_TRIGRAM_PARTS, "ids", "paths", "chunks", *(f"symbols.{name}" for name in _SYMBOL_PARTS))
 
 
 class DamagedSaved(ValueError):
@@ -73,34 +74,40 @@ class DamagedSaved(ValueError):
 
 @dataclass(frozen=True)
 class SavedIndex:
-    """The built indexes of one set of rows: `doc_ids` (path -> trigram doc id) as the snapshot had them."""
+    """The built indexes of one set of rows: `doc_ids` (path -> trigram doc id) as the snapshot had them,
+    and `chunk_counts`, each file's number of chunks (what BM25's positions and status count over, so a
+    restart lists chunks without decoding the rows), for the same paths in the same order."""
 
     rows: str
     doc_ids: dict[str, int]
     trigrams: TrigramIndex
     symbols: SymbolTable
+    chunk_counts: dict[str, int]
 
     def encode(self) -> bytes:
         """The whole blob in memory (what `write` puts in its file, piece by piece)."""
         return b"".join(self._pieces()[1])
 
-    def _pieces(self) -> tuple[str, list[bytes]]:
-        """The payload's digest and the blob as pieces: magic, header length, header, then each part."""
+    def _pieces(self) -> tuple[str, list[bytes | memoryview]]:
+        """The payload's digest and the blob as pieces: magic, header length, header, then each part.
+        A part is a view of its array's memory, not a copy: the file is written from the arrays as they
+        are (copying them all first had been a fifth of a cold index's peak RSS on Django)."""
         paths = list(self.doc_ids)
         parts: dict[str, np.ndarray] = {
             **self.trigrams.arrays(),
             "ids": np.fromiter(self.doc_ids.values(), dtype=np.int64, count=len(paths)),
             "paths": np.frombuffer("\n".join(paths).encode("utf-8", "surrogatepass"), dtype=np.uint8),
+            "chunks": np.fromiter(map(self.chunk_counts.__getitem__, paths), dtype=np.int64, count=len(paths)),
             **{f"symbols.{name}": array for name, array in self.symbols.arrays().items()},
         }
         layout: dict[str, list[object]] = {}
-        chunks: list[bytes] = []
+        chunks: list[bytes | memoryview] = []
         digest = xxhash.xxh3_128()
         offset = 0
         for name in _PARTS:
             array = np.ascontiguousarray(parts[name])
             padding = b"\0" * (-offset % _ALIGN)  # each part starts aligned, so it is read in place
-            data = array.tobytes()
+            data = array.reshape(-1).view(np.uint8).data
             layout[name] = [offset + len(padding), len(data), array.dtype.str, list(array.shape)]
             for piece in (padding, data):
                 chunks.append(piece)
@@ -178,6 +185,9 @@ class SavedIndex:
             ids = arrays.pop("ids")
             if ids.dtype != np.int64 or ids.shape != (len(paths),):
                 raise DamagedSaved("stored doc ids do not fit the stored paths")
+            chunks = arrays.pop("chunks")
+            if chunks.dtype != np.int64 or chunks.shape != (len(paths),) or (chunks < 0).any():
+                raise DamagedSaved("stored chunk counts do not fit the stored paths")
             trigrams = TrigramIndex.from_arrays({name: arrays[name] for name in _TRIGRAM_PARTS})
             symbols = SymbolTable.from_arrays({name: arrays[f"symbols.{name}"] for name in _SYMBOL_PARTS})
         except DamagedSaved:
@@ -185,7 +195,8 @@ class SavedIndex:
         except (DamagedTrigrams, KeyError, TypeError, ValueError, UnicodeError, EOFError, AttributeError,
                 ImportError, IndexError) as error:
             raise DamagedSaved(f"stored index does not decode: {type(error).__name__}: {error}") from None
-        return cls(str(header["rows"]), dict(zip(paths, ids.tolist(), strict=True)), trigrams, symbols)
+        return cls(str(header["rows"]), dict(zip(paths, ids.tolist(), strict=True)), trigrams, symbols,
+                   dict(zip(paths, chunks.tolist(), strict=True)))
 
 
 def _remove_stale_temporaries(path: Path) -> None:

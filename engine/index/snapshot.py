@@ -8,14 +8,18 @@ consecutive snapshots (copy-on-write), which keeps a one-file update cheap.
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from bisect import bisect_right
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import accumulate
 from pathlib import Path
+from typing import overload
 
 from ..graph.graph import CodeGraph
 from ..model.records import Chunk, FileRecord, ParsedFile, Symbol
 from .discovery import UnreadableFile, read_file
+from .store import StoredParsed
 from .store import fingerprint as rows_fingerprint
 from .symbols import SymbolTable
 from .textsearch import SearchText
@@ -100,7 +104,6 @@ class Snapshot:
     generation: int
     files: Mapping[str, FileRecord]
     parsed: Mapping[str, ParsedFile]
-    packed: Mapping[str, bytes]
     doc_ids: Mapping[str, int]
     paths_by_id: Mapping[int, str]
     trigrams: TrigramIndex
@@ -142,9 +145,22 @@ class Snapshot:
         return next((symbol for symbol in parsed.symbols if symbol.qualified == qualified), None)
 
     @cached_property
+    def chunk_counts(self) -> Mapping[str, int]:
+        """Each file's number of chunks: kept with the saved indexes for rows a restart left encoded
+        (`StoredParsed.chunk_counts`), so neither status nor BM25 decodes every row to count them."""
+        if isinstance(self.parsed, StoredParsed):
+            return self.parsed.chunk_counts()
+        return {path: len(parsed.chunks) for path, parsed in self.parsed.items()}
+
+    @cached_property
     def chunk_count(self) -> int:
         """Counted once per snapshot: status is asked for on every editor notification."""
-        return sum(len(parsed.chunks) for parsed in self.parsed.values())
+        return sum(self.chunk_counts.values())
+
+    @cached_property
+    def chunk_sequence(self) -> ChunkSequence:
+        """`chunks()` as a sequence that reads each chunk from its file's record when asked."""
+        return ChunkSequence(self.parsed, self.chunk_counts)
 
     @cached_property
     def fingerprint(self) -> str:
@@ -158,3 +174,44 @@ class Snapshot:
 
     def chunks(self) -> list[Chunk]:
         return [chunk for path in sorted(self.parsed) for chunk in self.parsed[path].chunks]
+
+
+class ChunkSequence(Sequence[Chunk]):
+    """Every chunk of a snapshot, in the order `Snapshot.chunks` lists them (by path, then within the
+    file), without holding them: position i is found by bisecting the running chunk counts and read
+    from that file's record. BM25 answers in positions; listing all of Django's 46k chunks up front
+    had decoded every stored row for a restart's first question (about 200 MB held for good, and
+    1.5 CPU-s) where the question reads its few dozen best chunks."""
+
+    def __init__(self, parsed: Mapping[str, ParsedFile], counts: Mapping[str, int]) -> None:
+        self._parsed = parsed
+        self._paths = sorted(parsed)
+        self._ends = list(accumulate(counts[path] for path in self._paths))
+
+    def __len__(self) -> int:
+        return self._ends[-1] if self._ends else 0
+
+    @overload
+    def __getitem__(self, position: int) -> Chunk: ...
+
+    @overload
+    def __getitem__(self, position: slice) -> list[Chunk]: ...
+
+    def __getitem__(self, position: int | slice) -> Chunk | list[Chunk]:
+        if isinstance(position, slice):
+            return [self[at] for at in range(*position.indices(len(self)))]
+        size = len(self)
+        if position < 0:
+            position += size
+        if not 0 <= position < size:
+            raise IndexError("chunk position out of range")
+        at = bisect_right(self._ends, position)
+        start = self._ends[at - 1] if at else 0
+        return self._parsed[self._paths[at]].chunks[position - start]
+
+    def __iter__(self) -> Iterator[Chunk]:
+        """Every chunk in order, each file's rows decoded for the pass and let go (a BM25 build keeps its
+        own tokens; keeping every row decoded after it had been ~200 MB per Django)."""
+        parsed = self._parsed.unkept() if isinstance(self._parsed, StoredParsed) else self._parsed
+        for path in self._paths:
+            yield from parsed[path].chunks

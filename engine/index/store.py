@@ -5,12 +5,14 @@ SQLite gives what a code index needs from its storage: a per-file row that can b
 previous consistent state. The schema version lives in `PRAGMA user_version`; an old, truncated or
 corrupted file is detected on open and rebuilt from the workspace, never trusted and never a crash.
 
-A row's parsed payload is the pickled `ParsedFile`, compressed. Every start of the language server
-and every CLI search decodes every row, so decoding speed is start-up time: unpickling restores the
-records in C without running their constructors, and with the cycle collector paused Django's rows
-decode in about 1 s of CPU instead of 2.7 s (JSON rows and `from_row`). Pickle is only safe for
-data we wrote ourselves: the index lives in the user's own cache folder, and the schema version
-guards against rows pickled from records of another layout.
+A row's parsed payload is the pickled `ParsedFile`, compressed. A start that opens the saved indexes
+decodes a row only when something asks for that file (`StoredParsed`), and a first index keeps the
+rows it wrote encoded too, so decoding speed is what a search pays per file it shows: unpickling
+restores the records in C without running their constructors, and with the cycle collector paused
+Django's rows decode in about 1 s of CPU instead of 2.7 s (JSON rows and `from_row`). Encoded, a
+Django row is a tenth of its records' memory (19 MB for all rows against ~200 MB decoded). Pickle is
+only safe for data we wrote ourselves: the index lives in the user's own cache folder, and the schema
+version guards against rows pickled from records of another layout.
 
 Next to the rows, a `derived` table keeps what is computed from all of them and costly to compute
 again: today the graph's centrality (`graph.centrality.StoredRank`, an `.npz` of compact arrays). Each entry
@@ -188,34 +190,52 @@ def decode_parsed(blob: bytes) -> ParsedFile:
 
 class _EncodedRows:
     """The payloads of the rows a restart opened, each decoded once and then kept decoded (shared by
-    every snapshot derived from that restart's)."""
+    every snapshot derived from that restart's), with each row's chunk count when the saved indexes
+    kept them (`counts`), so counting or listing chunks decodes nothing."""
 
-    def __init__(self, encoded: Mapping[str, bytes]) -> None:
+    def __init__(self, encoded: Mapping[str, bytes], counts: Mapping[str, int] | None = None) -> None:
         self.encoded = dict(encoded)
         self.decoded: dict[str, ParsedFile] = {}
+        self.counts: dict[str, int] = dict(counts) if counts is not None else {}
+        self.decodes = 0  # rows decoded so far, kept or not
         self.lock = threading.Lock()
 
-    def get(self, path: str) -> ParsedFile:
+    def count(self, path: str) -> int:
+        """How many chunks the row of `path` holds (decoded to count them only when no count was kept)."""
+        found = self.counts.get(path)
+        return found if found is not None else len(self.get(path).chunks)
+
+    def get(self, path: str, keep: bool = True) -> ParsedFile:
+        """The row of `path` decoded; kept decoded from then on unless `keep` is False (and not kept yet)."""
         found = self.decoded.get(path)
         if found is not None:
             return found
+        if not keep:
+            return self._decoded(path, self.encoded.get(path))
         with self.lock:
             found = self.decoded.get(path)
             if found is not None:
                 return found
-            blob = self.encoded[path]
-            try:
-                found = decode_parsed(blob)
-            except DECODE_ERRORS as error:
-                log.error("row for %r does not decode (%s); it reads as empty until re-indexed", path, cause(error))
-                found = ParsedFile()
+            found = self._decoded(path, self.encoded[path])
             self.decoded[path] = found
             del self.encoded[path]  # each file is held once: encoded or decoded
             return found
 
+    def _decoded(self, path: str, blob: bytes | None) -> ParsedFile:
+        if blob is None:  # decoded and kept since the caller looked
+            return self.decoded[path]
+        self.decodes += 1
+        try:
+            return decode_parsed(blob)
+        except DECODE_ERRORS as error:
+            log.error("row for %r does not decode (%s); it reads as empty until re-indexed", path, cause(error))
+            return ParsedFile()
+
 
 class StoredParsed(Mapping[str, ParsedFile]):
-    """Each file's ParsedFile, decoded from its row the first time something asks for it.
+    """Each file's ParsedFile, decoded from its row the first time something asks for it (and kept: what
+    the searches of a session read); one pass over every file that keeps its own copy of what it needs
+    reads them through `unkept` instead, so the pass does not leave every row decoded.
 
     A restart that opens the saved indexes (`index.saved`) needs no file's references or chunks to
     answer its first question; decoding all of Django's rows up front was about 1.5 CPU-s. An edit
@@ -224,8 +244,9 @@ class StoredParsed(Mapping[str, ParsedFile]):
     here is not expected; if one happens anyway it is logged and the file reads as empty, never a crash.
     """
 
-    def __init__(self, encoded: Mapping[str, bytes]) -> None:
-        self._rows = _EncodedRows(encoded)
+    def __init__(self, encoded: Mapping[str, bytes], counts: Mapping[str, int] | None = None) -> None:
+        """`counts`: each row's chunk count as the saved indexes kept it (`SavedIndex.chunk_counts`)."""
+        self._rows = _EncodedRows(encoded, counts)
         self._order: dict[str, None] = dict.fromkeys(encoded)
         self._own: dict[str, ParsedFile] = {}
 
@@ -242,6 +263,48 @@ class StoredParsed(Mapping[str, ParsedFile]):
         derived._own = {path: parsed for path, parsed in self._own.items() if path not in gone}
         derived._own.update(changed)
         return derived
+
+    @classmethod
+    def merged(cls, old: Mapping[str, ParsedFile], removed: Iterable[str],
+               added: Iterable[tuple[str, ParsedFile | tuple[bytes, int]]]) -> StoredParsed:
+        """`old` without `removed` and with `added`, in the order a dict edited so would have: each added
+        file as its records or as its encoded row and chunk count (the row is decoded when asked).
+        Rows `old` left encoded stay encoded; what it holds decoded is carried over decoded."""
+        gone = set(removed)
+        encoded: dict[str, bytes] = {}
+        counts: dict[str, int] = {}
+        own: dict[str, ParsedFile] = {}
+        if isinstance(old, StoredParsed):
+            rows = old._rows
+            with rows.lock:
+                for path in old._order:
+                    if path in gone:
+                        continue
+                    if path in old._own:
+                        own[path] = old._own[path]
+                    elif path in rows.decoded:
+                        own[path] = rows.decoded[path]
+                    else:
+                        encoded[path] = rows.encoded[path]
+                        if path in rows.counts:
+                            counts[path] = rows.counts[path]
+            order = [path for path in old._order if path not in gone]
+        else:
+            own = {path: parsed for path, parsed in old.items() if path not in gone}
+            order = list(own)
+        for path, value in added:
+            own.pop(path, None)
+            encoded.pop(path, None)
+            counts.pop(path, None)
+            if isinstance(value, ParsedFile):
+                own[path] = value
+            else:
+                encoded[path], counts[path] = value
+            order.append(path)
+        made = cls(encoded, counts)
+        made._order = dict.fromkeys(order)
+        made._own = own
+        return made
 
     def __getitem__(self, path: str) -> ParsedFile:
         own = self._own.get(path)
@@ -260,10 +323,52 @@ class StoredParsed(Mapping[str, ParsedFile]):
     def __contains__(self, path: object) -> bool:
         return path in self._order
 
+    def chunk_counts(self) -> dict[str, int]:
+        """Each file's number of chunks, in this mapping's order, without decoding rows whose count was kept."""
+        own, rows = self._own, self._rows
+        return {path: len(own[path].chunks) if path in own else rows.count(path) for path in self._order}
+
+    def unkept(self) -> Mapping[str, ParsedFile]:
+        """The same files, read without keeping what is decoded for them: for one pass over every file
+        that keeps its own copy of what it needs (the code graph keeps each file's symbols and
+        references, not its chunks), so the pass does not leave every row decoded behind it (on Django
+        about 200 MB, the chunks' texts most of it). A row kept decoded already is read as it is."""
+        return _Unkept(self)
+
     @property
     def decoded(self) -> int:
-        """How many of the opened rows were decoded so far (what tests and benchmarks count)."""
+        """How many of the opened rows were decoded so far, kept or not (what tests and benchmarks count)."""
+        return self._rows.decodes
+
+    @property
+    def kept(self) -> int:
+        """How many of the opened rows are held decoded now."""
         return len(self._rows.decoded)
+
+
+class _Unkept(Mapping[str, ParsedFile]):
+    """`StoredParsed.unkept`: the mapping's files, each decoded when read and let go after."""
+
+    def __init__(self, stored: StoredParsed) -> None:
+        self._stored = stored
+
+    def __getitem__(self, path: str) -> ParsedFile:
+        stored = self._stored
+        own = stored._own.get(path)
+        if own is not None:
+            return own
+        if path not in stored._order:
+            raise KeyError(path)
+        return stored._rows.get(path, keep=False)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._stored)
+
+    def __len__(self) -> int:
+        return len(self._stored)
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._stored
 
 
 class IndexStore:

@@ -89,30 +89,40 @@ class _Postings:
     docs: np.ndarray
     doc_set: np.ndarray
 
-    def pairs(self) -> tuple[np.ndarray, np.ndarray]:
-        """Every (gram, doc) posting, flattened: what a compaction starts from."""
-        counts = np.diff(self.offsets)
-        return np.repeat(self.grams, counts), self.docs
 
-
-def _postings_from_pairs(grams: np.ndarray, docs: np.ndarray, doc_set: np.ndarray) -> _Postings:
-    """Sort (gram, doc) pairs by one 64-bit key: one vectorised sort instead of a dict of lists."""
-    keys = (grams.astype(np.uint64) << np.uint64(32)) | docs.astype(np.uint64)
+def _postings_from_keys(keys: np.ndarray, doc_set: np.ndarray) -> _Postings:
+    """CSR postings from (gram << 32 | doc) keys, sorted in place: one vectorised sort instead of a dict
+    of lists. The keys are the only array as long as every posting that exists at once besides the
+    two halves read out of them (grams and doc ids, 4 bytes each): building from the concatenated
+    (gram, doc) columns first had held 28 bytes per posting, a third of a cold index's peak on Django."""
     keys.sort()
-    sorted_grams = (keys >> np.uint64(32)).astype(np.uint32)
-    sorted_docs = (keys & np.uint64(0xFFFFFFFF)).astype(np.int64)
+    halves = keys.view("<u4").reshape(-1, 2)  # little-endian keys: column 0 the doc id, column 1 the gram
+    sorted_grams = halves[:, 1].copy()
+    sorted_docs = halves[:, 0].copy()
+    del halves
     starts = np.flatnonzero(np.r_[True, sorted_grams[1:] != sorted_grams[:-1]]) if keys.size else _EMPTY_DOCS
     offsets = np.append(starts, keys.size).astype(np.int64)
     return _Postings(sorted_grams[starts], offsets, sorted_docs, doc_set)
 
 
-def _pairs_of(docs: Mapping[int, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    if not docs:
-        return _EMPTY_GRAMS, _EMPTY_DOCS
-    ids = list(docs)
-    arrays = [np.asarray(docs[doc], dtype=np.uint32) for doc in ids]
-    lengths = np.fromiter((a.size for a in arrays), dtype=np.int64, count=len(arrays))
-    return np.concatenate(arrays), np.repeat(np.asarray(ids, dtype=np.int64), lengths)
+def _keys(size: int) -> np.ndarray:
+    return np.empty(size, dtype="<u8")
+
+
+def _fill_keys(keys: np.ndarray, at: int, grams: np.ndarray, docs: np.ndarray | int) -> int:
+    """Write the keys of (grams[i], docs[i]) (or of one doc id) into keys[at:]; returns where they end."""
+    end = at + grams.size
+    part = keys[at:end]
+    part[:] = grams
+    part <<= np.uint64(32)
+    part |= np.asarray(docs).astype("<u8", copy=False)
+    return end
+
+
+def _overlay_keys(keys: np.ndarray, at: int, docs: Mapping[int, np.ndarray]) -> int:
+    for doc, grams in docs.items():
+        at = _fill_keys(keys, at, np.asarray(grams, dtype=np.uint32), doc)
+    return at
 
 
 def _has_all(doc_grams: np.ndarray, wanted: np.ndarray) -> bool:
@@ -133,7 +143,9 @@ class TrigramIndex:
     def build(cls, docs: Mapping[int, np.ndarray]) -> TrigramIndex:
         """An index over `docs` (doc id -> sorted unique trigram codes, as `file_trigrams` returns)."""
         doc_set = np.unique(np.fromiter(docs.keys(), dtype=np.int64, count=len(docs)))
-        return cls(_postings_from_pairs(*_pairs_of(docs), doc_set))
+        keys = _keys(sum(np.asarray(grams).size for grams in docs.values()))
+        _overlay_keys(keys, 0, docs)
+        return cls(_postings_from_keys(keys, doc_set))
 
     def arrays(self) -> dict[str, np.ndarray]:
         """The postings as four flat arrays (compacted first), for a restart to open without building them.
@@ -247,14 +259,16 @@ class TrigramIndex:
 
     def compacted(self) -> TrigramIndex:
         """The same contents folded into a fresh base with no overlay."""
-        grams, docs = self.base.pairs()
+        base = self.base
+        docs = base.docs
+        keep = None
         if self.tombstones:
             dead = np.fromiter(self.tombstones, dtype=np.int64, count=len(self.tombstones))
             keep = ~np.isin(docs, dead)
-            grams, docs = grams[keep], docs[keep]
-        extra_grams, extra_docs = _pairs_of(self.overlay)
-        return TrigramIndex(
-            _postings_from_pairs(
-                np.concatenate([grams, extra_grams]), np.concatenate([docs, extra_docs]), self.doc_ids()
-            )
-        )
+        kept = docs.size if keep is None else int(np.count_nonzero(keep))
+        keys = _keys(kept + sum(grams.size for grams in self.overlay.values()))
+        grams = np.repeat(base.grams, np.diff(base.offsets))
+        at = _fill_keys(keys, 0, grams if keep is None else grams[keep], docs if keep is None else docs[keep])
+        del grams
+        _overlay_keys(keys, at, self.overlay)
+        return TrigramIndex(_postings_from_keys(keys, self.doc_ids()))

@@ -37,7 +37,7 @@ ENCLOSING_CACHE_FILES = 8192
 
 # How the layer that owns the storage keeps BM25 between processes: `Opened` gives the stored index
 # for a snapshot's chunks (None: build it), `Built` is told of every index built.
-Opened = Callable[[Snapshot, list[Chunk]], LexicalIndex | None]
+Opened = Callable[[Snapshot, Sequence[Chunk]], LexicalIndex | None]
 Built = Callable[[Snapshot, LexicalIndex], None]
 
 
@@ -59,10 +59,10 @@ class LexicalCache:
         self._lock = threading.Lock()
         self._generation = -1
         self._index: LexicalIndex | None = None
-        self._chunks: list[Chunk] = []
+        self._chunks: Sequence[Chunk] = ()
         self._building: threading.Thread | None = None
 
-    def get(self, snapshot: Snapshot) -> tuple[LexicalIndex, list[Chunk]]:
+    def get(self, snapshot: Snapshot) -> tuple[LexicalIndex, Sequence[Chunk]]:
         with self._lock:
             if self._index is None:
                 self._build(snapshot)
@@ -88,7 +88,7 @@ class LexicalCache:
             if self._index is None:
                 self._build(snapshot)
 
-    def _index_for(self, snapshot: Snapshot, chunks: list[Chunk]) -> LexicalIndex:
+    def _index_for(self, snapshot: Snapshot, chunks: Sequence[Chunk]) -> LexicalIndex:
         index = self._opened(snapshot, chunks) if self._opened is not None else None
         if index is None:
             index = LexicalIndex.build(chunks)
@@ -97,14 +97,14 @@ class LexicalCache:
         return index
 
     def _build_locked(self, snapshot: Snapshot) -> None:
-        chunks = snapshot.chunks()
+        chunks = snapshot.chunk_sequence
         index = self._index_for(snapshot, chunks)
         with self._lock:
             if snapshot.generation > self._generation:
                 self._index, self._chunks, self._generation = index, chunks, snapshot.generation
 
     def _build(self, snapshot: Snapshot) -> None:
-        self._chunks = snapshot.chunks()
+        self._chunks = snapshot.chunk_sequence
         self._index = self._index_for(snapshot, self._chunks)
         self._generation = snapshot.generation
 

@@ -137,6 +137,11 @@ def _edited(parsed: Mapping[str, ParsedFile], changed: Mapping[str, ParsedFile],
     return edited
 
 
+def _unkept(parsed: Mapping[str, ParsedFile]) -> Mapping[str, ParsedFile]:
+    """`parsed` for one pass that keeps what it needs itself: rows a restart left encoded stay so."""
+    return parsed.unkept() if isinstance(parsed, StoredParsed) else parsed
+
+
 class WorkspaceError(Exception):
     """A problem with the workspace itself (missing root, unusable index folder), in actionable words."""
 
@@ -183,6 +188,9 @@ class Workspace:
         self._embed_failure: str | None = None
         self._semantic_cache: tuple[tuple[int, int], tuple[int, int]] | None = None
         self._graph_behind = False
+        # While a first index publishes partial snapshots: the last one's generation and the records its
+        # bulk build read (released files' without chunks), which the next build reads again.
+        self._partial_structure: tuple[int, dict[str, ParsedFile]] | None = None
         # The fingerprint of the rows the stored centrality was computed from (None: nothing stored).
         self._stored_fingerprint: str | None = None
         # ... and of the rows the saved trigram postings and symbol table were built from.
@@ -233,21 +241,21 @@ class Workspace:
         contents = ContentCache(self.settings.text_cache_mb * MIB)
         saved = self._saved_index(rows, files, current)
         if saved is not None:
-            parsed = StoredParsed({row.record.path: row.parsed for row in rows})
+            parsed = StoredParsed({row.record.path: row.parsed for row in rows}, saved.chunk_counts)
             self._next_id = max(saved.doc_ids.values(), default=0)
             return Snapshot(
-                root=self.root, generation=1, files=files, parsed=parsed,
-                packed={row.record.path: row.trigrams for row in rows}, doc_ids=saved.doc_ids,
+                root=self.root, generation=1, files=files, parsed=parsed, doc_ids=saved.doc_ids,
                 paths_by_id={doc: path for path, doc in saved.doc_ids.items()}, trigrams=saved.trigrams,
-                symbols=saved.symbols, graph=self._stored_graph(current, parsed) or self._built_graph(parsed),
+                symbols=saved.symbols,
+                graph=self._stored_graph(current, parsed.unkept()) or self._built_graph(parsed.unkept()),
                 buffers={}, contents=contents, max_file_size=self.settings.max_file_size,
             )
         empty = Snapshot(
-            root=self.root, generation=0, files={}, parsed={}, packed={}, doc_ids={}, paths_by_id={},
+            root=self.root, generation=0, files={}, parsed={}, doc_ids={}, paths_by_id={},
             trigrams=TrigramIndex.build({}), symbols=SymbolTable(), graph=CodeGraph.build({}), buffers={},
             contents=contents, max_file_size=self.settings.max_file_size,
         )
-        files, decoded, packed = {}, {}, {}
+        files, decoded = {}, {}
         grams: dict[str, np.ndarray] = {}
         damaged: list[tuple[object, str]] = []
         for stored in self.store.decoded(rows):
@@ -257,11 +265,11 @@ class Workspace:
             except DamagedTrigrams as error:
                 damaged.append((path, str(error)))
                 continue
-            files[path], decoded[path], packed[path] = stored.record, stored.parsed, stored.trigrams
+            files[path], decoded[path] = stored.record, stored.parsed
         if damaged:
             self.store.drop_damaged(damaged)
         graph = self._stored_graph(fingerprint(files.values()) if files else "", decoded)
-        return self._rebuilt(empty, files, decoded, packed, grams, graph=graph)
+        return self._rebuilt(empty, files, decoded, grams, graph=graph)
 
     def _entry_of(self, name: str, current: str) -> tuple[str | None, bytes | None]:
         """A derived entry's fingerprint (what it was built from, to know when to store it again) and its
@@ -313,7 +321,8 @@ class Workspace:
         if versions != {path: record.digest for path, record in snapshot.files.items()}:
             return  # the rows are not the snapshot's (a write is pending); the next refresh or close stores it
         doc_ids = {path: snapshot.doc_ids[path] for path in snapshot.files}
-        saved = SavedIndex(rows, doc_ids, snapshot.trigrams, snapshot.symbols)
+        saved = SavedIndex(rows, doc_ids, snapshot.trigrams, snapshot.symbols,
+                           {path: snapshot.chunk_counts[path] for path in snapshot.files})
         try:
             pointer = saved.write(self.store.folder / SAVED_FILE)
         except (ValueError, OSError) as error:  # a symbol the table cannot hold, a full disk: rows are decoded
@@ -365,7 +374,7 @@ class Workspace:
         self.store.write_derived(RANK_ENTRY, current, pointer)
         self._stored_fingerprint = current
 
-    def _open_lexical(self, snapshot: Snapshot, chunks: list[Chunk]) -> LexicalIndex | None:
+    def _open_lexical(self, snapshot: Snapshot, chunks: Sequence[Chunk]) -> LexicalIndex | None:
         """The stored BM25 when it was built from exactly these rows; None (build it) otherwise."""
         if snapshot.buffers or not snapshot.files:
             return None  # an unsaved buffer's chunks are not in the rows
@@ -407,11 +416,14 @@ class Workspace:
             return
         self._lexical_fingerprint = current
 
-    def _rebuilt(self, base: Snapshot, files: dict[str, FileRecord], parsed: dict[str, ParsedFile],
-                 packed: dict[str, bytes], changed: dict[str, np.ndarray], with_graph: bool = True,
-                 graph: CodeGraph | None = None, **changes: Any) -> Snapshot:
+    def _rebuilt(self, base: Snapshot, files: dict[str, FileRecord], parsed: Mapping[str, ParsedFile],
+                 changed: dict[str, np.ndarray], with_graph: bool = True,
+                 graph: CodeGraph | None = None, structure: Mapping[str, ParsedFile] | None = None,
+                 **changes: Any) -> Snapshot:
         """A snapshot whose indexes are built in bulk: cheaper than many one-file updates after a big change.
-        `graph`, when given, is used as it is (a deferred graph opened from the stored centrality).
+        `graph`, when given, is used as it is (a deferred graph opened from the stored centrality);
+        `structure`, when given, is what the symbol table and graph are built from instead of `parsed`
+        (the same files, in the same order, with the same symbols, references and imports).
 
         `changed` holds the trigram sets of the files that are new or replaced since `base`; the
         postings of the others are carried over from `base`'s index, never decompressed again.
@@ -420,13 +432,14 @@ class Workspace:
         """
         doc_ids = {path: base.doc_ids.get(path) or self._new_id() for path in files}
         gone = {doc for path, doc in base.doc_ids.items() if path not in files}
+        source = parsed if structure is None else structure
         with paused_gc():
             return replace(
-                base, generation=base.generation + 1, files=files, parsed=parsed, packed=packed, doc_ids=doc_ids,
+                base, generation=base.generation + 1, files=files, parsed=parsed, doc_ids=doc_ids,
                 paths_by_id={doc: path for path, doc in doc_ids.items()},
                 trigrams=base.trigrams.replaced(gone, {doc_ids[path]: grams for path, grams in changed.items()}),
-                symbols=SymbolTable(symbol for item in parsed.values() for symbol in item.symbols),
-                graph=graph or (self._built_graph(parsed) if with_graph else base.graph), **changes,
+                symbols=SymbolTable(symbol for item in source.values() for symbol in item.symbols),
+                graph=graph or (self._built_graph(source) if with_graph else base.graph), **changes,
             )
 
     def _new_id(self) -> int:
@@ -478,6 +491,7 @@ class Workspace:
                 self._store_unreadable()
             unreadable = [path for path in stale if path in skipped and path in current.files]
             self._apply(pending, removed + unreadable, skipped)
+            del pending  # each file's trigram set and records: built into the snapshot, not needed to save it
         cancelled = cancel is not None and cancel.is_set()
         if not cancelled:
             self._snapshot.graph.refresh_centrality()  # part of indexing, not of the first search
@@ -637,16 +651,30 @@ class Workspace:
             if not item.released:
                 old.contents.put(item.stored.record.path, item.stored.record.digest, item.text)
         if partial or self._graph_behind or len(indexed) + len(removed) > BULK_CHANGE:
-            files = {p: r for p, r in old.files.items() if p not in removed}
-            parsed = {p: v for p, v in old.parsed.items() if p not in removed}
-            packed = {p: v for p, v in old.packed.items() if p not in removed}
+            gone = set(removed)
+            files = {p: r for p, r in old.files.items() if p not in gone}
+            # What the bulk build reads (symbols, references, imports), as a dict edited the same way;
+            # the snapshot keeps a released entry's encoded row instead (its records here have no chunks).
+            # A partial snapshot's are kept for the next build of the same first index, not decoded again.
+            kept = self._partial_structure
+            earlier = kept[1] if kept is not None and kept[0] == old.generation else _unkept(old.parsed)
+            self._partial_structure = None
+            structure = {p: v for p, v in earlier.items() if p not in gone}
+            added: list[tuple[str, ParsedFile | tuple[bytes, int]]] = []
             changed: dict[str, np.ndarray] = {}
             for item in indexed:
                 path = item.stored.record.path
-                files[path], parsed[path], packed[path] = item.stored.record, item.stored.parsed, item.stored.trigrams
+                stored = item.stored
+                files[path], structure[path] = stored.record, stored.parsed
+                added.append((path, (item.stored.encoded, item.chunks) if item.released else item.stored.parsed))
                 changed[path] = item.grams
+            parsed = StoredParsed.merged(old.parsed, gone, added)
             with paused_gc():
-                self._snapshot = self._rebuilt(old, files, parsed, packed, changed, with_graph=not partial, **changes)
+                self._snapshot = self._rebuilt(old, files, parsed, changed, with_graph=not partial,
+                                               structure=structure, **changes)
+                if partial:
+                    self._partial_structure = (self._snapshot.generation, structure)
+                del structure, earlier
                 if not partial and len(files) >= FREEZE_MIN_FILES:
                     keep_long_lived()  # as after a load: these records live as long as the snapshot
             self._graph_behind = partial
@@ -748,7 +776,7 @@ class Workspace:
     def _updated(self, old: Snapshot, indexed: Sequence[_Indexed], removed: Sequence[str],
                  changes: dict[str, Any]) -> Snapshot:
         """A snapshot that shares everything with `old` but the few files that changed (copy-on-write)."""
-        files, packed = dict(old.files), dict(old.packed)
+        files = dict(old.files)
         gone: list[str] = []
         changed: dict[str, ParsedFile] = {}
         doc_ids, paths_by_id = dict(old.doc_ids), dict(old.paths_by_id)
@@ -757,7 +785,7 @@ class Workspace:
             if path in files:
                 doc = doc_ids.pop(path)
                 paths_by_id.pop(doc, None)
-                del files[path], packed[path]
+                del files[path]
                 gone.append(path)
                 trigrams, symbols = trigrams.without_doc(doc), symbols.without_file(path)
                 graph = graph.without_file(path)
@@ -765,12 +793,19 @@ class Workspace:
             record, stored = item.stored.record, item.stored
             doc = doc_ids.get(record.path) or self._new_id()
             doc_ids[record.path], paths_by_id[doc] = doc, record.path
-            files[record.path], changed[record.path], packed[record.path] = record, stored.parsed, stored.trigrams
+            files[record.path], changed[record.path] = record, stored.parsed
             trigrams = trigrams.with_doc(doc, item.grams)
             symbols = symbols.with_file(record.path, stored.parsed.symbols)
             graph = graph.with_file(record.path, stored.parsed)
-        return replace(old, generation=old.generation + 1, files=files, parsed=_edited(old.parsed, changed, gone),
-                       packed=packed, doc_ids=doc_ids, paths_by_id=paths_by_id, trigrams=trigrams, symbols=symbols,
+        parsed: Mapping[str, ParsedFile]
+        if any(item.released for item in indexed):  # their records here have no chunks: keep their rows
+            parsed = StoredParsed.merged(old.parsed, gone, [
+                (item.stored.record.path, (item.stored.encoded, item.chunks) if item.released else item.stored.parsed)
+                for item in indexed])
+        else:
+            parsed = _edited(old.parsed, changed, gone)
+        return replace(old, generation=old.generation + 1, files=files, parsed=parsed,
+                       doc_ids=doc_ids, paths_by_id=paths_by_id, trigrams=trigrams, symbols=symbols,
                        graph=graph, **changes)
 
     # --- one-file updates ----------------------------------------------------------------

@@ -92,6 +92,7 @@ def test_measure_reports_every_modality_and_baseline(corpus: Path, queries: Path
     assert figures.index_mib > 0 and figures.peak_rss_mib > 0
     assert figures.cold_index["peak_rss_mib"] > 0 and figures.cold_index["main_cpu_s"] > 0
     assert figures.restart["serving_anon_mib"] > 0 and "serving_file_mib" in figures.restart
+    assert figures.restart["graph_rss_mib"] >= figures.restart["question_rss_mib"] >= figures.restart["serving_rss_mib"]
     if shutil.which("rg"):
         assert len(figures.rg_ms) == 1
     if shutil.which("ctags"):

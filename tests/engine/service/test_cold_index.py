@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from fourfold.engine import Settings, Workspace
+from fourfold.engine import SearchRequest, Settings, Workspace
 from fourfold.engine.index.symbols import SymbolTable
 from fourfold.engine.service import workspace as workspace_module
 
@@ -69,9 +69,51 @@ def test_a_large_cold_index_is_frozen_out_of_the_collector(tree: Path, tmp_path:
         try:
             assert gc.get_freeze_count() > 0
             walked = {id(item) for item in gc.get_objects(generation=None)}  # what the collector still walks
-            record = next(iter(large.snapshot().parsed.values()))
-            assert id(record) not in walked
+            # The records the bulk build kept (the snapshot keeps the files' rows encoded: bytes, never walked).
+            record = next(iter(large.snapshot().symbols.all()))
+            assert id(record) not in walked and id(record.span) not in walked
         finally:
             large.close()
     finally:
         gc.unfreeze()
+
+
+QUESTIONS = ("how does retry work", "BaseJob.with_retry", '"retry"', "who calls with_retry", "what depends on Item")
+
+
+def test_a_first_index_published_in_parts_holds_what_a_one_shot_index_holds(tree: Path, tmp_path: Path,
+                                                                            builds: list[int]) -> None:
+    """Written files are kept as encoded rows plus records without chunks until the bulk build: every
+    partial snapshot and the last one still read each file's chunks, symbols and graph as parsed."""
+
+    def held(workspace: Workspace) -> tuple[object, ...]:
+        snapshot = workspace.snapshot()
+        found = [[(hit["path"], hit["symbol"], str(hit["range"]), hit["score"]) for hit in
+                  workspace.search_dict(SearchRequest(query=question))["results"]] for question in QUESTIONS]
+        return (snapshot.chunks(), dict(snapshot.parsed), sorted(map(repr, snapshot.symbols.all())),
+                [symbol.qualified for symbol in workspace.central_symbols(20)], found)
+
+    served = Workspace(tree, Settings(index_dir=str(tmp_path / "served"), semantic_backend="none"), background=True)
+    partial_counts: list[tuple[int, int]] = []
+    apply = served._apply
+
+    def watched(*args: object, **kwargs: object) -> None:
+        apply(*args, **kwargs)  # type: ignore[arg-type]
+        snapshot = served.snapshot()
+        partial_counts.append((snapshot.chunk_count, sum(len(p.chunks) for p in snapshot.parsed.values())))
+
+    served._apply = watched  # type: ignore[method-assign]
+    served.refresh()
+    assert len(builds) > 2 and all(counted == listed > 0 for counted, listed in partial_counts)
+    one_shot = Workspace(tree, Settings(index_dir=str(tmp_path / "one-shot"), semantic_backend="none"),
+                         background=False)
+    one_shot.refresh()
+    try:
+        assert held(served) == held(one_shot)
+        stored = {row.record.path: row.parsed for row in one_shot.store.load()}  # as the workers parsed them
+        assert dict(one_shot.snapshot().parsed) == stored and dict(served.snapshot().parsed) == stored
+        assert sorted(map(repr, one_shot.snapshot().symbols.all())) == sorted(
+            repr(symbol) for parsed in stored.values() for symbol in parsed.symbols)
+    finally:
+        served.close()
+        one_shot.close()

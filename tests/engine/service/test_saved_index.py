@@ -23,10 +23,11 @@ import pytest
 
 from fourfold.engine import SearchRequest, Settings, Workspace
 from fourfold.engine.index.saved import POINTER, DamagedSaved, SavedIndex
+from fourfold.engine.index.snapshot import ChunkSequence
 from fourfold.engine.index.store import SAVED_FILE, StoredParsed, encode_parsed
 from fourfold.engine.index.symbols import SymbolTable
 from fourfold.engine.index.trigram import TrigramIndex, file_trigrams
-from fourfold.engine.model.records import ParsedFile, Span, Symbol
+from fourfold.engine.model.records import Chunk, ParsedFile, Span, Symbol
 from fourfold.engine.service import workspace as workspace_module
 from fourfold.engine.service.workspace import SAVED_ENTRY
 
@@ -229,9 +230,10 @@ def symbol(name: str, path: str) -> Symbol:
 def test_a_saved_index_reads_back_as_it_was_written() -> None:
     trigrams = TrigramIndex.build({1: file_trigrams("def load(): pass"), 4: file_trigrams("class Loader: ...")})
     symbols = SymbolTable([symbol("load", "a.py"), symbol("Loader", "b.py")]).with_file("c.py", [symbol("c", "c.py")])
-    saved = SavedIndex("13:rows", {"a.py": 1, "b.py": 4}, trigrams, symbols)
+    saved = SavedIndex("13:rows", {"a.py": 1, "b.py": 4}, trigrams, symbols, {"a.py": 3, "b.py": 0})
     back = SavedIndex.decode(saved.encode())
     assert back.rows == "13:rows" and back.doc_ids == {"a.py": 1, "b.py": 4}
+    assert back.chunk_counts == {"a.py": 3, "b.py": 0}
     for literal in ("load", "class", "def", "zzz"):
         wanted = file_trigrams(literal)
         assert back.trigrams.candidates(wanted).tolist() == trigrams.candidates(wanted).tolist()
@@ -245,7 +247,7 @@ def test_a_saved_index_reads_back_as_it_was_written() -> None:
 @pytest.mark.parametrize("cut", [0, 8, 20, -1])
 def test_a_cut_saved_index_raises_damaged(cut: int) -> None:
     saved = SavedIndex("13:rows", {"a.py": 1}, TrigramIndex.build({1: file_trigrams("text")}),
-                       SymbolTable([symbol("load", "a.py")]))
+                       SymbolTable([symbol("load", "a.py")]), {"a.py": 1})
     with pytest.raises(DamagedSaved):
         SavedIndex.decode(saved.encode()[:cut])
 
@@ -329,3 +331,81 @@ def test_only_a_large_loaded_index_is_frozen_out_of_the_collector(tree: Path, tm
         workspace.close()
     finally:
         gc.unfreeze()
+
+
+def test_a_restart_lists_the_chunks_of_the_cold_index_without_decoding_every_row(tree: Path, tmp_path: Path) -> None:
+    """BM25's positions name the same chunks after a restart as in the index that saved them: the chunk
+    counts kept with the saved indexes place every chunk, and a question decodes only the files it shows."""
+    workspace = opened(tree, tmp_path / "index")
+    workspace.refresh()
+    cold_chunks, cold_counts = workspace.snapshot().chunks(), dict(workspace.snapshot().chunk_counts)
+    workspace.search(SearchRequest(query="how does retry work"))  # BM25 is built and stored
+    workspace.close()
+    workspace = opened(tree, tmp_path / "index")
+    snapshot = workspace.snapshot()
+    parsed = snapshot.parsed
+    assert isinstance(parsed, StoredParsed)
+    assert snapshot.chunk_counts == cold_counts and snapshot.chunk_count == len(cold_chunks)
+    assert parsed.decoded == 0  # counted from what was saved
+    workspace.search(SearchRequest(query="how does retry work"))
+    assert 0 < parsed.decoded < len(parsed)
+    assert list(snapshot.chunk_sequence) == cold_chunks
+    assert [snapshot.chunk_sequence[at] for at in range(len(cold_chunks))] == cold_chunks
+    workspace.close()
+
+
+def test_a_chunk_sequence_reads_as_the_list_of_chunks() -> None:
+    def chunks(path: str, count: int) -> ParsedFile:
+        return ParsedFile(chunks=tuple(dataclasses.replace(chunk_of(path), digest=f"{path}{n}") for n in range(count)))
+
+    def chunk_of(path: str) -> Chunk:
+        return Chunk(path, Span(0, 0, 1, 0), "window", None, "text", "")
+
+    parsed = {"b.py": chunks("b.py", 2), "a.py": chunks("a.py", 3), "empty.py": chunks("empty.py", 0),
+              "c.py": chunks("c.py", 1)}
+    listed = [chunk for path in sorted(parsed) for chunk in parsed[path].chunks]
+    sequence = ChunkSequence(parsed, {path: len(one.chunks) for path, one in parsed.items()})
+    assert len(sequence) == len(listed) == 6 and list(sequence) == listed
+    assert [sequence[at] for at in range(-6, 6)] == listed + listed
+    assert sequence[1:5] == listed[1:5] and sequence[::-2] == listed[::-2]
+    for outside in (6, -7):
+        with pytest.raises(IndexError):
+            sequence[outside]
+    assert len(ChunkSequence({}, {})) == 0 and list(ChunkSequence({}, {})) == []
+
+
+def test_stored_parsed_counts_chunks_from_what_was_kept_and_from_its_edits() -> None:
+    one = ParsedFile(chunks=(Chunk("a.py", Span(0, 0, 1, 0), "window", None, "a", "1"),))
+    parsed = StoredParsed({"a.py": encode_parsed(one), "b.py": encode_parsed(ParsedFile())}, {"a.py": 1, "b.py": 0})
+    assert parsed.chunk_counts() == {"a.py": 1, "b.py": 0} and parsed.decoded == 0
+    edited = parsed.with_changes({"c.py": ParsedFile(chunks=one.chunks * 2)}, ["b.py"])
+    assert edited.chunk_counts() == {"a.py": 1, "c.py": 2} and parsed.decoded == 0
+    uncounted = StoredParsed({"a.py": encode_parsed(one)})
+    assert uncounted.chunk_counts() == {"a.py": 1} and uncounted.decoded == 1  # decoded to count when not kept
+
+
+def test_an_unkept_pass_reads_every_file_as_stored_and_keeps_none_decoded() -> None:
+    first = ParsedFile(symbols=(symbol("load", "a.py"),))
+    second = ParsedFile(symbols=(symbol("save", "b.py"),))
+    parsed = StoredParsed({"a.py": encode_parsed(first), "b.py": encode_parsed(second)}, {"a.py": 0, "b.py": 0})
+    edited = parsed.with_changes({"c.py": ParsedFile()}, [])
+    unkept = edited.unkept()
+    assert dict(unkept.items()) == {"a.py": first, "b.py": second, "c.py": ParsedFile()}
+    assert list(unkept) == list(edited) and len(unkept) == 3 and "b.py" in unkept and "d.py" not in unkept
+    assert unkept["a.py"] is not unkept["a.py"]  # decoded each time, kept by nobody
+    kept = edited["a.py"]
+    assert unkept["a.py"] is kept  # a row kept decoded already is read as it is
+    with pytest.raises(KeyError):
+        unkept["d.py"]
+
+
+def test_a_restart_builds_the_graph_of_the_cold_index_without_keeping_the_rows_decoded(
+        tree: Path, tmp_path: Path) -> None:
+    cold = cold_answers(tree, tmp_path / "index")
+    workspace = opened(tree, tmp_path / "index")
+    parsed = workspace.snapshot().parsed
+    assert isinstance(parsed, StoredParsed)
+    workspace.snapshot().graph.ensure_built()
+    assert parsed.decoded == len(parsed) and parsed.kept == 0
+    assert answers(workspace) == cold
+    workspace.close()
