@@ -666,14 +666,17 @@ def part_request(part: Part, request: SearchRequest, preset: str, semantic: bool
     hit@1 55.0 -> 55.7 and hit@5 80.0 -> 80.7, but function hit@10 56.1 -> 55.3, tuning half 60.5 -> 58.1).
     Nor the acronyms it spells: hundreds of words spell most three-letter names by chance. Nor the
     rarity of the path words it says: an issue says most of a project's stems, and weighing them by how
-    few file names hold them moved one pylint issue's function out of the top ten on a 25-issue sample."""
+    few file names hold them moved one pylint issue's function out of the top ten on a 25-issue sample.
+    Nor the lowering of near-copies of a file listed above: a part's answers are files the localisation
+    weighs function by function, and lowering one for sharing names with another put sympy's
+    `testing/runtests.py` over `pretty.py` (sympy-23191; all 140: function hit@10 79 -> 80, files the same)."""
     modes: tuple[str, ...] | None = None
     if part.intent == UNDERSTAND_CODE:
         chosen = PRESETS[request.preset or preset].modalities
         modes = tuple(m for m in MODALITIES if m in chosen and (semantic or m != "semantic")) or None
     return replace(request, query=part.query, intent=part.intent, modes=modes, limit=PART_DEPTH,
                    ranking=replace(request.ranking, abbreviations=False, file_agreement=False,
-                                                 said_files=False, acronyms=False, path_rarity=False))
+                                                 said_files=False, acronyms=False, path_rarity=False, file_copies=False))
 
 
 def issue_prior(question: str, language: str | None = None, non_code: float = NON_CODE_PRIOR,
