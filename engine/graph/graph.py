@@ -320,8 +320,10 @@ class CodeGraph:
             return self
 
     def without_file(self, path: str) -> CodeGraph:
-        """Remove one file and everything it defines (in place; returns self)."""
+        """Remove one file and everything it defines (in place; returns self). A deferred graph is built
+        first, as for an edit: its edges are still those of the stored files, the removed one among them."""
         with self._lock:
+            self.ensure_built()
             if path in self._specs:
                 self._replace(path, None)
             return self

@@ -675,8 +675,8 @@ def part_request(part: Part, request: SearchRequest, preset: str, semantic: bool
         chosen = PRESETS[request.preset or preset].modalities
         modes = tuple(m for m in MODALITIES if m in chosen and (semantic or m != "semantic")) or None
     return replace(request, query=part.query, intent=part.intent, modes=modes, limit=PART_DEPTH,
-                   ranking=replace(request.ranking, abbreviations=False, file_agreement=False,
-                                                 said_files=False, acronyms=False, path_rarity=False, file_copies=False))
+                   ranking=replace(request.ranking, abbreviations=False, file_agreement=False, said_files=False,
+                                   acronyms=False, path_rarity=False, file_copies=False))
 
 
 def issue_prior(question: str, language: str | None = None, non_code: float = NON_CODE_PRIOR,

@@ -255,3 +255,23 @@ def test_a_reader_keeps_the_ranking_it_mapped_while_another_workspace_stores_a_n
     writer.close()
     assert centralities(reader) == before
     assert centralities(opened(tree, tmp_path / "index")) == written != before
+
+
+def test_a_file_deleted_after_a_restart_leaves_the_graph_a_cold_index_of_the_tree_has(tree: Path,
+                                                                                     tmp_path: Path) -> None:
+    """A deletion is the first change a restarted (deferred) graph sees: it used to be skipped, so the
+    built graph kept the deleted file's nodes and edges and the stored ranking stayed as before it."""
+    indexed(tree, tmp_path / "index")
+    workspace = opened(tree, tmp_path / "index")
+    assert not workspace.snapshot().graph.built
+    (tree / "inventory" / "report.py").unlink()
+    assert workspace.refresh().removed == 1
+    graph = workspace.snapshot().graph
+    graph.refresh_centrality()
+    cold = opened(tree, tmp_path / "cold")
+    cold.refresh()
+    assert sorted(graph.graph.nodes) == sorted(cold.snapshot().graph.graph.nodes)
+    assert not any(node.startswith(("file:inventory/report.py", "sym:inventory/report.py")) for node in graph.graph)
+    assert centralities(workspace) == pytest.approx(centralities(cold))
+    workspace.close()
+    cold.close()
