@@ -419,7 +419,8 @@ def _print_result(result: dict[str, Any], out: TextIO, waited_s: float | None = 
         shown = 0
         hidden = 0
         for position, row in rows:
-            line = row["range"]["start"]["line"] + 1
+            # where an editor's Ctrl+T lands (the definition's name), not the doc comment its chunk opens with
+            line = row["selection"]["start"]["line"] + 1
             symbol = f"  {row['symbol']}" if row["symbol"] else ""
             out.write(f"{position:>3}. {path}:{line}{symbol}{_flags(row)}\n")
             if row.get("via"):  # how an impact result depends on the target: the chain the graph followed
@@ -452,7 +453,7 @@ def _other_sites(row: dict[str, Any]) -> list[tuple[int, str | None]]:
     """The row's other matches as (1-based line, code line or None when the answer has no `match_lines`),
     one per line, leaving out the line the row itself is shown at."""
     texts: list[str | None] = list(row.get("match_lines") or [None] * len(row["matches"]))
-    own = row["range"]["start"]["line"]
+    own = row["selection"]["start"]["line"]
     seen: dict[int, str | None] = {}
     for match, text in zip(row["matches"], texts, strict=False):
         line = match["start"]["line"]

@@ -140,6 +140,18 @@ def test_terminal_output(capsys: pytest.CaptureFixture[str], workspace: tuple[Pa
     assert "web/src/config.js:4  parseConfig" in "\n".join(out)
 
 
+def test_a_result_is_shown_at_its_definitions_name_not_its_doc_comment(capsys: pytest.CaptureFixture[str],
+                                                                       workspace: tuple[Path, Path]) -> None:
+    """`Server.Dial`'s chunk opens with its doc comment on line 27 of server.go; `path:line` is where a
+    terminal or an editor jumps, so it names line 28, the `func (s *Server) Dial` line, with that code."""
+    root, index = workspace
+    assert main(["search", "remote warehouse that may refuse connections", "--root", str(root),
+                 "--index-dir", str(index), "--backend", "none"]) == 0
+    out = capsys.readouterr().out
+    assert "go/inventory/server.go:28  Server.Dial" in out
+    assert "28  func (s *Server) Dial(" in out
+
+
 def test_an_impact_result_shows_the_path_it_depends_on_the_target_by(capsys: pytest.CaptureFixture[str],
                                                                      workspace: tuple[Path, Path]) -> None:
     root, index = workspace
