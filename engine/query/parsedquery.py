@@ -184,6 +184,9 @@ class ParsedQuery:
     pasted: bool = False
     # The query's last word without quotes or `?`: `functions similar to parse_header` ends in its seed.
     last_word: str | None = None
+    # A capitalised first word the index defines (`Content protocol for encoding bodies`), a stated name
+    # though a sentence's first word is capitalised anyway (`_opening_name`).
+    opening: str | None = None
 
     @property
     def intent(self) -> str:
@@ -205,7 +208,7 @@ class ParsedQuery:
             return replace(self, classification=classification)
         literal, error = _literal(classification, self.whole, self.whole_error)
         return replace(self, classification=classification, literal=literal, literal_error=error,
-                       symbol=_symbol(self.raw, classification.target))
+                       symbol=_symbol(self.raw, classification.target, self.opening))
 
 
 def _literal(classification: Classification, whole: TextQuery | None,
@@ -223,16 +226,37 @@ def _literal(classification: Classification, whole: TextQuery | None,
     return (whole if whole is not None and whole.kind in ("regex", "identifier") else None), None
 
 
-def _symbol(raw: str, target: str | None) -> SymbolQuery:
+def _symbol(raw: str, target: str | None, opening: str | None = None) -> SymbolQuery:
     if target:
         return SymbolQuery(*parse_symbol_query(target))
     name, kinds = parse_symbol_query(raw)
     words = stated_names(name).embedded if len(name.split()) > 1 else frozenset()
+    if opening and len(name.split()) > 1:
+        words = words | {opening}
     return SymbolQuery(name, kinds, words)
 
 
+_CAPITALISED = re.compile(r"[A-Z][a-z0-9]+")
+
+
+def _opening_name(raw: str, known: Known | None) -> str | None:
+    """A question's first word when it is capitalised, not a stop word, and the index defines a symbol of
+    exactly that name: `Content protocol for encoding and decoding bodies` (Vapor's `Content`),
+    `Validations and Validatable for request validation`. `stated_names` skips a sentence's first word,
+    since prose capitalises it anyway (`Session management`); the symbol table tells the two apart, as
+    it does for a capitalised query of one word (DESIGN §2 rule 5). Lowercase and stop words
+    (`How`, `Where`) never count."""
+    words = raw.split()
+    if known is None or len(words) < 2:
+        return None
+    first = words[0].strip("`'\"?,.:;()")
+    if len(first) < NAMED_MIN_LENGTH or not _CAPITALISED.fullmatch(first) or first.lower() in ENGLISH_STOP_WORDS:
+        return None
+    return first if known(first) else None
+
+
 def parse_query(raw: str, classification: Classification | None = None, known: Known | None = None,
-                pasted: bool = False) -> ParsedQuery:
+                pasted: bool = False, opening_names: bool = True) -> ParsedQuery:
     """Read `raw` once. `classification` is the verdict the searcher settled on (with the index's
     `known` names and its generic-name check); without one the classifier's own is used, asked with
     `known` (tests and tools that have no index pass none)."""
@@ -244,6 +268,9 @@ def parse_query(raw: str, classification: Classification | None = None, known: K
         whole, whole_error = None, error
     literal, literal_error = _literal(verdict, whole, whole_error)
     stated = stated_names(raw)
+    opening = _opening_name(raw, known) if opening_names and not stated.whole and not pasted else None
+    if opening:
+        stated = replace(stated, embedded=stated.embedded | {opening})
     words = raw.split()
     return ParsedQuery(
         raw=raw,
@@ -253,7 +280,7 @@ def parse_query(raw: str, classification: Classification | None = None, known: K
         whole_error=whole_error,
         literal=literal,
         literal_error=literal_error,
-        symbol=_symbol(raw, verdict.target),
+        symbol=_symbol(raw, verdict.target, opening),
         stated=stated,
         keywords=query_keywords(raw),
         tokens=tuple(query_tokens(raw)),
@@ -264,4 +291,5 @@ def parse_query(raw: str, classification: Classification | None = None, known: K
         docs_wanted=asks_about_docs(raw),
         pasted=pasted,
         last_word=words[-1].strip("?`'\"") if words else None,
+        opening=opening,
     )

@@ -37,6 +37,8 @@ class Ranking:
     `file_families` counts, in a file's agreement, the ranks of the files named as its parts
     (`SqlMapper.Async.cs` for `SqlMapper.cs`, `Request+Body.swift` for `Request.swift`);
     `file_copies` lowers, for an understanding question, a file defining mostly the names of one above it;
+    `opening_names` counts a question's capitalised first word as a stated name when the index defines
+    it (`Content protocol for encoding bodies`; `parsedquery._opening_name`);
     `weights` replaces rows of the DESIGN §3 weight table on fused routes (`bench/fit_weights.py`
     measures alternatives with it; the shipped table is `profiles.WEIGHTS`).
     """
@@ -58,6 +60,7 @@ class Ranking:
     legacy_versions: bool = True
     file_families: bool = True
     file_copies: bool = True
+    opening_names: bool = True
     binary_vectors: bool = True
     k: int | None = None
     without: frozenset[str] = field(default_factory=frozenset)

@@ -78,7 +78,8 @@ class Searcher:
         known = _known_names(snapshot)
         classification = (pin(request.intent, request.query, known) if request.intent
                           else _unless_generic(snapshot, classify(request.query, known)))
-        return parse_query(request.query, classification, known, pasted=should_decompose(request.query))
+        return parse_query(request.query, classification, known, pasted=should_decompose(request.query),
+                           opening_names=request.ranking.opening_names)
 
     def search(self, snapshot: Snapshot, request: SearchRequest, parsed: ParsedQuery | None = None) -> SearchResponse:
         """Answer `request` on `snapshot`; `parsed` is its query as `parse` read it, when the caller has

@@ -95,3 +95,31 @@ def test_a_workspace_search_classifies_once(tmp_path: Path, monkeypatch: pytest.
     assert calls == ["how are settings loaded"]
     assert response.intent == "understand_code"
     assert not {"classify", "pin"} & set(vars(workspace_module))  # the workspace reads no query itself
+
+
+# A capitalised first word is a stated name when the index defines it (issue 14: Vapor's `Content`
+# protocol, `Validations`); a sentence's capital alone (`Session management` with no `Session`), a stop
+# word (`How`) or a lowercase word is not.
+@pytest.mark.parametrize(
+    ("raw", "opening"),
+    [
+        ("Content protocol for encoding and decoding bodies", "Content"),
+        ("Validations and Validatable for request validation", "Validations"),
+        ("Session management and cookies", None),  # the index has no `Session`
+        ("How Content is encoded", None),  # a stop word opens it; `Content` is stated as ever
+        ("content protocol for bodies", None),
+        ("Content", None),  # one word is the whole query (rule 5), stated as `whole`
+    ],
+)
+def test_a_capitalised_first_word_the_index_defines_is_a_stated_name(raw: str, opening: str | None) -> None:
+    def known(name: str) -> bool:
+        return name in {"Content", "Validations", "Validatable", "How"}
+
+    parsed = parse_query(raw, known=known)
+    assert parsed.opening == opening
+    if opening:
+        assert opening in parsed.stated.embedded and opening in parsed.symbol.words
+        # the switch off (Ranking.opening_names): a sentence's first word is never a name
+        off = parse_query(raw, known=known, opening_names=False)
+        assert opening not in off.stated.all and opening not in off.symbol.words
+    assert "Content" in parse_query("How Content is encoded", known=known).stated.embedded
