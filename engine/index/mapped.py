@@ -25,13 +25,13 @@ import json
 import mmap
 import os
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 import xxhash
 
-__all__ = ["POINTER", "DamagedMapped", "open_arrays", "write_arrays"]
+__all__ = ["POINTER", "DamagedMapped", "map_named", "open_arrays", "write_arrays", "write_atomically"]
 
 MAGIC = b"FFARRAY1"
 # What the store's entry holds: this, then JSON naming the file beside the index, its size and digest.
@@ -62,23 +62,7 @@ def write_arrays(path: Path, arrays: Mapping[str, np.ndarray]) -> bytes:
     header = json.dumps({"digest": digest.hexdigest(), "parts": layout}).encode()
     header += b" " * (-(len(MAGIC) + _LENGTH_BYTES + len(header)) % _ALIGN)
     pieces = [MAGIC, len(header).to_bytes(_LENGTH_BYTES, "little"), header, *pieces]
-    temporary = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    try:
-        with temporary.open("wb") as stream:
-            for piece in pieces:
-                stream.write(piece)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
-    with contextlib.suppress(OSError):  # make the rename durable (POSIX; a folder elsewhere need not be)
-        handle = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(handle)
-        finally:
-            os.close(handle)
+    write_atomically(path, pieces)
     size = sum(len(piece) if isinstance(piece, bytes) else piece.nbytes for piece in pieces)
     return POINTER + json.dumps({"file": path.name, "size": size, "digest": digest.hexdigest()}).encode()
 
@@ -86,22 +70,7 @@ def write_arrays(path: Path, arrays: Mapping[str, np.ndarray]) -> bytes:
 def open_arrays(folder: Path, pointer: bytes) -> dict[str, np.ndarray]:
     """The arrays of the file in `folder` that `pointer` names, read-only views of its mapping. Raises
     DamagedMapped when the entry does not decode, or the file is missing, cut, garbled or another one."""
-    try:
-        named = json.loads(pointer[len(POINTER):])
-        name, size, digest = named["file"], named["size"], named["digest"]
-    except (ValueError, UnicodeError, KeyError, TypeError) as error:
-        raise DamagedMapped(f"entry does not decode: {type(error).__name__}: {error}") from None
-    if not (pointer.startswith(POINTER) and isinstance(name, str) and "/" not in name and "\\" not in name
-            and isinstance(size, int) and isinstance(digest, str)):
-        raise DamagedMapped("entry does not name a file")
-    try:
-        with (folder / name).open("rb") as stream:
-            if os.fstat(stream.fileno()).st_size != size or size == 0:
-                raise DamagedMapped(f"file {name} is not the size its entry says")
-            mapped = mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ)
-    except OSError as error:
-        raise DamagedMapped(f"file {name} does not read: {error.strerror or error}") from None
-    blob = memoryview(mapped)
+    blob, digest, name = map_named(folder, pointer, POINTER, DamagedMapped)
     if bytes(blob[: len(MAGIC)]) != MAGIC:
         raise DamagedMapped(f"file {name} has no header")
     length = int.from_bytes(blob[len(MAGIC) : len(MAGIC) + _LENGTH_BYTES], "little")
@@ -132,3 +101,49 @@ def _array(payload: memoryview, where: object) -> np.ndarray:
             and int(np.prod(shape, dtype=np.int64)) * kind.itemsize == size):
         raise DamagedMapped("layout points outside the file")
     return np.frombuffer(payload, dtype=kind, count=size // kind.itemsize, offset=offset).reshape(shape)
+
+
+def write_atomically(path: Path, pieces: Sequence[bytes | memoryview]) -> None:
+    """Write `pieces` to `path` atomically: a temporary file beside it, synced, renamed into place, and
+    the rename made durable (POSIX; elsewhere a folder cannot be opened, and need not be)."""
+    temporary = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    try:
+        with temporary.open("wb") as stream:
+            for piece in pieces:
+                stream.write(piece)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+    with contextlib.suppress(OSError):
+        handle = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(handle)
+        finally:
+            os.close(handle)
+
+
+def map_named(folder: Path, pointer: bytes, prefix: bytes, damaged: type[ValueError],
+              what: str = "") -> tuple[memoryview, str, str]:
+    """The file in `folder` that a store entry (`prefix`, then JSON: file name, size, digest) names,
+    memory-mapped, with the digest its payload must have and its name. Raises `damaged` (its messages
+    start with `what`) when the entry does not decode or name a plain file name, or the file is missing
+    or not the size the entry says: whoever reads the file checks the digest."""
+    try:
+        named = json.loads(pointer[len(prefix):])
+        name, size, digest = named["file"], named["size"], named["digest"]
+    except (ValueError, UnicodeError, KeyError, TypeError) as error:
+        raise damaged(f"{what}entry does not decode: {type(error).__name__}: {error}") from None
+    if not (pointer.startswith(prefix) and isinstance(name, str) and "/" not in name and "\\" not in name
+            and isinstance(size, int) and isinstance(digest, str)):
+        raise damaged(f"{what}entry does not name a file")
+    try:
+        with (folder / name).open("rb") as stream:
+            if os.fstat(stream.fileno()).st_size != size or size == 0:
+                raise damaged(f"{what}file {name} is not the size its entry says")
+            mapped = mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ)
+    except OSError as error:
+        raise damaged(f"{what}file {name} does not read: {error.strerror or error}") from None
+    return memoryview(mapped), digest, name

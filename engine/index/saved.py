@@ -31,9 +31,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import mmap
-import os
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +38,7 @@ from pathlib import Path
 import numpy as np
 import xxhash
 
+from .mapped import map_named, write_atomically
 from .symbols import LOOKUPS, SymbolTable
 from .trigram import DamagedTrigrams, TrigramIndex
 
@@ -126,18 +124,7 @@ class SavedIndex:
         """
         digest, pieces = self._pieces()
         _remove_stale_temporaries(path)
-        temporary = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-        try:
-            with temporary.open("wb") as stream:
-                for piece in pieces:
-                    stream.write(piece)
-                stream.flush()
-                os.fsync(stream.fileno())
-            os.replace(temporary, path)
-        except BaseException:
-            temporary.unlink(missing_ok=True)
-            raise
-        _sync_folder(path.parent)
+        write_atomically(path, pieces)
         size = sum(len(piece) for piece in pieces)
         return POINTER + json.dumps({"file": path.name, "size": size, "digest": digest}).encode()
 
@@ -147,22 +134,8 @@ class SavedIndex:
         reads the pages a search touches instead of copying the whole blob out of SQLite (35 MB for Django,
         ~0.08 CPU-s). Raises DamagedSaved when the file is missing, cut, garbled, or not the one the
         pointer was written for (a file of another index, or one written by a save that did not finish)."""
-        try:
-            named = json.loads(pointer[len(POINTER) :])
-            name, size, digest = named["file"], named["size"], named["digest"]
-        except (ValueError, UnicodeError, KeyError, TypeError) as error:
-            raise DamagedSaved(f"stored index entry does not decode: {type(error).__name__}: {error}") from None
-        if not (pointer.startswith(POINTER) and isinstance(name, str) and "/" not in name and "\\" not in name
-                and isinstance(size, int) and isinstance(digest, str)):
-            raise DamagedSaved("stored index entry does not name a file")
-        try:
-            with (folder / name).open("rb") as stream:
-                if os.fstat(stream.fileno()).st_size != size or size == 0:
-                    raise DamagedSaved(f"stored index file {name} is not the size its entry says")
-                mapped = mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ)
-        except OSError as error:
-            raise DamagedSaved(f"stored index file {name} does not read: {error.strerror or error}") from None
-        saved = cls.decode(memoryview(mapped), digest)
+        blob, digest, _ = map_named(folder, pointer, POINTER, DamagedSaved, "stored index ")
+        saved = cls.decode(blob, digest)
         return saved
 
     @classmethod
@@ -206,16 +179,6 @@ def _remove_stale_temporaries(path: Path) -> None:
         with contextlib.suppress(OSError):
             if now - stale.stat().st_mtime > STALE_TEMPORARY_S:
                 stale.unlink()
-
-
-def _sync_folder(folder: Path) -> None:
-    """Make the rename itself durable (POSIX; elsewhere a folder cannot be opened, and need not be)."""
-    with contextlib.suppress(OSError):
-        handle = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(handle)
-        finally:
-            os.close(handle)
 
 
 def _header(blob: bytes | memoryview) -> tuple[dict[str, object], int]:

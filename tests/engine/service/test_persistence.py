@@ -53,6 +53,19 @@ def damage(index: Path, entry: str, blob: bytes) -> None:
         db.execute("UPDATE derived SET blob = ? WHERE name = ?", (blob, entry))
 
 
+def recomputed_once_and_stored_again(tree: Path, tmp_path: Path, before: dict[str, float]) -> None:
+    """A damaged stored centrality: the restart builds the graph once, says so, ranks as before, and
+    the close stores it again whole (the next restart builds nothing)."""
+    builds = CodeGraph.builds
+    workspace = opened(tree, tmp_path / "index")
+    assert CodeGraph.builds == builds + 1 and workspace.snapshot().graph.built
+    assert any("centrality" in repair for repair in workspace.status()["repairs"])
+    assert centralities(workspace) == pytest.approx(before)
+    workspace.refresh()
+    workspace.close()
+    assert not opened(tree, tmp_path / "index").snapshot().graph.built
+
+
 def entry(index: Path, name: str) -> bytes:
     with sqlite3.connect(index / "index.sqlite") as db:
         blob: bytes = db.execute("SELECT blob FROM derived WHERE name = ?", (name,)).fetchone()[0]
@@ -105,14 +118,7 @@ def test_an_edit_after_a_restart_builds_the_graph_and_stores_the_new_centrality(
 def test_damaged_stored_centrality_is_recomputed_and_said(tree: Path, tmp_path: Path, blob: bytes) -> None:
     before = indexed(tree, tmp_path / "index")
     damage(tmp_path / "index", RANK_ENTRY, blob)
-    builds = CodeGraph.builds
-    workspace = opened(tree, tmp_path / "index")
-    assert CodeGraph.builds == builds + 1 and workspace.snapshot().graph.built
-    assert any("centrality" in repair for repair in workspace.status()["repairs"])
-    assert centralities(workspace) == pytest.approx(before)
-    workspace.refresh()
-    workspace.close()
-    assert not opened(tree, tmp_path / "index").snapshot().graph.built  # stored again, whole
+    recomputed_once_and_stored_again(tree, tmp_path, before)
 
 
 def test_centrality_stored_for_other_rows_is_not_used(tree: Path, tmp_path: Path) -> None:
@@ -184,14 +190,7 @@ def test_a_damaged_centrality_file_is_recomputed_and_said(tree: Path, tmp_path: 
     else:
         data[len(data) // 2] ^= 0xFF
     path.write_bytes(bytes(data))
-    builds = CodeGraph.builds
-    workspace = opened(tree, tmp_path / "index")
-    assert CodeGraph.builds == builds + 1 and workspace.snapshot().graph.built
-    assert any("centrality" in repair for repair in workspace.status()["repairs"])
-    assert centralities(workspace) == pytest.approx(before)
-    workspace.refresh()
-    workspace.close()
-    assert not opened(tree, tmp_path / "index").snapshot().graph.built  # written again, whole
+    recomputed_once_and_stored_again(tree, tmp_path, before)
 
 
 def test_centrality_kept_inline_by_an_earlier_version_reads_and_is_stored_mapped(tree: Path, tmp_path: Path) -> None:
