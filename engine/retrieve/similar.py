@@ -17,9 +17,9 @@ import re
 import threading
 import weakref
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 from itertools import accumulate, chain
 from pathlib import PurePosixPath
 from typing import Any
@@ -302,8 +302,9 @@ def _folder(path: str) -> str:
 
 
 _BLOCKS: IdentityCache[ParsedFile, dict[str, _Rows | None]] = IdentityCache(SHAPE_CACHE_FILES)
-# family -> (the snapshot's parsed files, held weakly: a closed workspace's rows are not kept; generation, size, table)
-_TABLES: dict[str, tuple[weakref.ref[Mapping[str, ParsedFile]], int, int, _Table]] = {}
+# family -> (the snapshot's parsed files, held weakly where they can be: a closed workspace's stored rows are
+# not kept; a plain dict, which a weak reference cannot point at, is held; generation, size, table)
+_TABLES: dict[str, tuple[Callable[[], Mapping[str, ParsedFile] | None], int, int, _Table]] = {}
 _TABLES_LOCK = threading.Lock()
 
 
@@ -330,12 +331,21 @@ def _table(snapshot: Snapshot, family: str) -> _Table:
     with paused_gc():  # hundreds of thousands of small objects, none in a cycle (see paused_gc)
         blocks = [(path, block) for path, one in parsed.items() if (block := _block(one, family)) is not None]
         table = _Table.of(blocks)
+    held: Callable[[], Mapping[str, ParsedFile] | None]
+    try:
+        held = weakref.ref(parsed, _forget_tables)
+    except TypeError:  # a dict of records built in this process (a first index)
+        held = partial(_same, parsed)
     with _TABLES_LOCK:
-        _TABLES[family] = (weakref.ref(parsed, _forget_tables), snapshot.generation, len(parsed), table)
+        _TABLES[family] = (held, snapshot.generation, len(parsed), table)
     return table
 
 
-def _forget_tables(gone: weakref.ref[Mapping[str, ParsedFile]]) -> None:
+def _same(parsed: Mapping[str, ParsedFile]) -> Mapping[str, ParsedFile]:
+    return parsed
+
+
+def _forget_tables(gone: Callable[[], Mapping[str, ParsedFile] | None]) -> None:
     """Drop the tables of a snapshot's parsed files once they are freed (a closed workspace's)."""
     for family, entry in list(_TABLES.items()):
         if entry[0] is gone:
