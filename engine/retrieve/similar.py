@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import re
 import threading
+import weakref
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 from itertools import accumulate, chain
 from pathlib import PurePosixPath
 from typing import Any
@@ -26,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from ..index.snapshot import Snapshot
-from ..model.memory import paused_gc
+from ..model.memory import IdentityCache, paused_gc
 from ..model.profiles import (
     CALLABLE_KINDS,
     DEFINITION_KINDS,
@@ -160,16 +161,15 @@ class _Shape:
     members: Mapping[str, frozenset[str]]
 
 
-_SHAPES: dict[int, tuple[ParsedFile, _Shape]] = {}
-_SHAPES_LOCK = threading.Lock()
+_SHAPES: IdentityCache[ParsedFile, _Shape] = IdentityCache(SHAPE_CACHE_FILES)
 
 
 def _shape(parsed: ParsedFile) -> _Shape:
-    """Cached by identity (the entry holds its ParsedFile, so the id cannot be reused while cached):
-    a file's shape changes only with the file, and a similarity query reads every file's."""
-    entry = _SHAPES.get(id(parsed))
-    if entry is not None and entry[0] is parsed:
-        return entry[1]
+    """Cached by identity while the ParsedFile lives (`IdentityCache`): a file's shape changes only with
+    the file, and a similarity query reads every file's."""
+    cached = _SHAPES.get(parsed)
+    if cached is not None:
+        return cached
     bases: dict[str, set[str]] = defaultdict(set)
     for ref in parsed.references:
         if ref.kind == "inherit" and ref.enclosing:
@@ -179,10 +179,7 @@ def _shape(parsed: ParsedFile) -> _Shape:
         if symbol.container and _family(symbol.kind) == "callable":
             members[symbol.container].add(symbol.name)
     shape = _Shape({k: frozenset(v) for k, v in bases.items()}, {k: frozenset(v) for k, v in members.items()})
-    with _SHAPES_LOCK:
-        if len(_SHAPES) >= SHAPE_CACHE_FILES:
-            del _SHAPES[next(iter(_SHAPES))]
-        _SHAPES[id(parsed)] = (parsed, shape)
+    _SHAPES.put(parsed, shape)
     return shape
 
 
@@ -304,22 +301,20 @@ def _folder(path: str) -> str:
     return str(PurePosixPath(path).parent)
 
 
-_BLOCKS: dict[int, tuple[ParsedFile, dict[str, _Rows | None]]] = {}
-_TABLES: dict[str, tuple[Mapping[str, ParsedFile], int, int, _Table]] = {}
+_BLOCKS: IdentityCache[ParsedFile, dict[str, _Rows | None]] = IdentityCache(SHAPE_CACHE_FILES)
+# family -> (the snapshot's parsed files, held weakly where they can be: a closed workspace's stored rows are
+# not kept; a plain dict, which a weak reference cannot point at, is held; generation, size, table)
+_TABLES: dict[str, tuple[Callable[[], Mapping[str, ParsedFile] | None], int, int, _Table]] = {}
 _TABLES_LOCK = threading.Lock()
 
 
 def _block(parsed: ParsedFile, family: str) -> _Rows | None:
     """A file's definitions of `family` as ids, None when it has none; cached by identity as `_shape` is,
     each family computed when first asked."""
-    entry = _BLOCKS.get(id(parsed))
-    if entry is None or entry[0] is not parsed:
-        entry = (parsed, {})
-        with _SHAPES_LOCK:
-            if len(_BLOCKS) >= SHAPE_CACHE_FILES:
-                del _BLOCKS[next(iter(_BLOCKS))]
-            _BLOCKS[id(parsed)] = entry
-    made = entry[1]
+    made = _BLOCKS.get(parsed)
+    if made is None:
+        made = {}
+        _BLOCKS.put(parsed, made)
     if family not in made:
         symbols = [symbol for symbol in parsed.symbols if _family(symbol.kind) == family]
         made[family] = _Rows.of(symbols, _shape(parsed)) if symbols else None
@@ -331,14 +326,30 @@ def _table(snapshot: Snapshot, family: str) -> _Table:
     (an edit makes a new one; then only the changed files' rows are computed again)."""
     parsed = snapshot.parsed
     entry = _TABLES.get(family)
-    if entry is not None and entry[0] is parsed and entry[1:3] == (snapshot.generation, len(parsed)):
+    if entry is not None and entry[0]() is parsed and entry[1:3] == (snapshot.generation, len(parsed)):
         return entry[3]
     with paused_gc():  # hundreds of thousands of small objects, none in a cycle (see paused_gc)
         blocks = [(path, block) for path, one in parsed.items() if (block := _block(one, family)) is not None]
         table = _Table.of(blocks)
+    held: Callable[[], Mapping[str, ParsedFile] | None]
+    try:
+        held = weakref.ref(parsed, _forget_tables)
+    except TypeError:  # a dict of records built in this process (a first index)
+        held = partial(_same, parsed)
     with _TABLES_LOCK:
-        _TABLES[family] = (parsed, snapshot.generation, len(parsed), table)
+        _TABLES[family] = (held, snapshot.generation, len(parsed), table)
     return table
+
+
+def _same(parsed: Mapping[str, ParsedFile]) -> Mapping[str, ParsedFile]:
+    return parsed
+
+
+def _forget_tables(gone: Callable[[], Mapping[str, ParsedFile] | None]) -> None:
+    """Drop the tables of a snapshot's parsed files once they are freed (a closed workspace's)."""
+    for family, entry in list(_TABLES.items()):
+        if entry[0] is gone:
+            _TABLES.pop(family, None)
 
 
 def structural_siblings(snapshot: Snapshot, seed: Seed, depth: int) -> list[Hit]:

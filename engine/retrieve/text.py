@@ -15,6 +15,7 @@ import pathspec
 from ..index.lexical import LexicalIndex
 from ..index.snapshot import Snapshot
 from ..index.textsearch import SearchText, TextMatches, TextQuery, candidate_plan, match_text
+from ..model.memory import IdentityCache
 from ..model.profiles import LEXICAL_CANDIDATES
 from ..model.records import Chunk, FileRecord, Hit, ParsedFile, Symbol
 from ..model.tokens import with_abbreviations
@@ -312,23 +313,16 @@ def _with_symbols(snapshot: Snapshot, hits: list[Hit]) -> list[Hit]:
     return result
 
 
-_ENCLOSING: dict[int, tuple[ParsedFile, _Enclosing]] = {}
-_ENCLOSING_LOCK = threading.Lock()
+_ENCLOSING: IdentityCache[ParsedFile, _Enclosing] = IdentityCache(ENCLOSING_CACHE_FILES)
 
 
 def _enclosing(parsed: ParsedFile) -> _Enclosing:
-    """The lookup for one parsed file, kept across searches (a file's symbols change only with the file).
-
-    Keyed by identity: an entry holds its ParsedFile, so the id cannot be reused while cached.
-    """
-    entry = _ENCLOSING.get(id(parsed))
-    if entry is not None and entry[0] is parsed:
-        return entry[1]
-    made = _Enclosing(parsed.symbols)
-    with _ENCLOSING_LOCK:
-        if len(_ENCLOSING) >= ENCLOSING_CACHE_FILES:
-            del _ENCLOSING[next(iter(_ENCLOSING))]
-        _ENCLOSING[id(parsed)] = (parsed, made)
+    """The lookup for one parsed file, kept across searches (a file's symbols change only with the file)
+    while the ParsedFile lives (`IdentityCache`: a closed workspace's decoded rows are not kept)."""
+    made = _ENCLOSING.get(parsed)
+    if made is None:
+        made = _Enclosing(parsed.symbols)
+        _ENCLOSING.put(parsed, made)
     return made
 
 
