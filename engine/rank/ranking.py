@@ -202,20 +202,24 @@ class Layout:
     """
 
     def __init__(self, paths: Iterable[str]) -> None:
+        listed = list(paths)
         files: dict[str, list[int]] = {}
         versions: dict[str, set[int]] = {}
         count = 0
-        for position, path in enumerate(paths):
+        for position, path in enumerate(listed):
             count += 1
-            pure = PurePosixPath(path)
-            for part in {*split_identifier(pure.stem), pure.stem.lower()}:
+            parent, _, name = path.rpartition("/")
+            dot = name.rfind(".")
+            stem = name[:dot] if 0 < dot < len(name) - 1 else name  # as PurePosixPath.stem, without its cost
+            for part in {*split_identifier(stem), stem.lower()}:
                 files.setdefault(part, []).append(position)
-            folders = pure.parent.parts
+            folders = parent.split("/") if parent else []
             for depth, folder in enumerate(folders):
-                version = _VERSION_FOLDER.fullmatch(folder)
+                version = _VERSION_FOLDER.fullmatch(folder) if folder[:1] in "vV" else None
                 if version:
                     versions.setdefault("/".join(folders[:depth]), set()).add(int(version.group(1)))
         self.count = count
+        self.paths = frozenset(listed)
         self._files = files
         self._parts = sorted(files)
         self._latest = {parent: max(found) for parent, found in versions.items() if len(found) > 1}
@@ -262,12 +266,20 @@ _LAYOUTS_LOCK = threading.Lock()
 
 
 def layout(files: Mapping[str, object]) -> Layout:
-    """The `Layout` of a snapshot's files (`Snapshot.files`), built once per snapshot: the mapping is
-    new with every change, and the last two are kept (the one being read and the one replacing it)."""
+    """The `Layout` of a snapshot's files (`Snapshot.files`): the mapping is new with every change, so the
+    last two are kept by identity (the one being read and the one replacing it), and an edit that keeps
+    the same paths reuses the layout of the paths it already has (at 4x Django a build is ~0.15 s)."""
     with _LAYOUTS_LOCK:
         for known, found in _LAYOUTS:
             if known is files:
                 return found
+        paths = frozenset(files)
+        reused = next((found for _, found in _LAYOUTS if found.paths == paths), None)
+    found = reused if reused is not None else Layout(files)
+    with _LAYOUTS_LOCK:
+        _LAYOUTS.insert(0, (files, found))
+        del _LAYOUTS[2:]
+    return found
     found = Layout(files)
     with _LAYOUTS_LOCK:
         _LAYOUTS.insert(0, (files, found))

@@ -740,3 +740,17 @@ def test_a_superseded_file_is_lowered_unless_the_question_names_its_version() ->
                      named=False, superseded=files.superseded)
     assert off is None
     assert names_folder("the V3 API", "v3") and not names_folder("v30 release", "v3")
+
+
+def test_a_layout_is_built_once_for_the_same_paths_and_again_for_new_ones() -> None:
+    """Every edit makes a new `Snapshot.files`; one that keeps the paths reuses the layout (it depends on
+    the paths alone), one that adds a file gets a layout that sees it."""
+    first = {"zod/v3/types.ts": 1, "zod/v4/types.ts": 2, "src/SqlMapper.cs": 3}
+    edited = dict(first)
+    edited["src/SqlMapper.cs"] = 4
+    assert layout(edited) is layout(first)
+    grown = {**first, "zod/v5/types.ts": 5}
+    assert layout(grown) is not layout(first)
+    assert layout(grown).superseded("zod/v4/types.ts") == "v4"
+    assert layout(first).superseded("zod/v4/types.ts") is None
+    assert layout(grown).files_saying("types") == 3
