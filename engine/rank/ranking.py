@@ -280,11 +280,6 @@ def layout(files: Mapping[str, object]) -> Layout:
         _LAYOUTS.insert(0, (files, found))
         del _LAYOUTS[2:]
     return found
-    found = Layout(files)
-    with _LAYOUTS_LOCK:
-        _LAYOUTS.insert(0, (files, found))
-        del _LAYOUTS[2:]
-    return found
 
 
 def names_folder(raw: str, folder: str) -> bool:
