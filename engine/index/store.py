@@ -307,12 +307,17 @@ class StoredParsed(Mapping[str, ParsedFile]):
         return made
 
     def __getitem__(self, path: str) -> ParsedFile:
+        return self.read(path)
+
+    def read(self, path: str, keep: bool = True) -> ParsedFile:
+        """The file's records: its own if it changed since the restart, else its row decoded (and kept
+        decoded from then on unless `keep` is False)."""
         own = self._own.get(path)
         if own is not None:
             return own
         if path not in self._order:
             raise KeyError(path)
-        return self._rows.get(path)
+        return self._rows.get(path, keep)
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._order)
@@ -353,13 +358,7 @@ class _Unkept(Mapping[str, ParsedFile]):
         self._stored = stored
 
     def __getitem__(self, path: str) -> ParsedFile:
-        stored = self._stored
-        own = stored._own.get(path)
-        if own is not None:
-            return own
-        if path not in stored._order:
-            raise KeyError(path)
-        return stored._rows.get(path, keep=False)
+        return self._stored.read(path, keep=False)
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._stored)
