@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ..model.records import FileRecord
+from ..model.records import FileRecord, ParsedFile
 from .discovery import UnreadableFile, read_file
 from .store import StoredFile, encode_parsed, pickle_parsed
 from .trigram import file_trigrams, pack
@@ -68,6 +68,12 @@ class Indexed:
         encoded = stored.encoded or encode_parsed(parsed)
         return Indexed(StoredFile(stored.record, b"", replace(parsed, chunks=()), encoded), "",
                        self.grams, released=True, chunks=len(parsed.chunks))
+
+    @property
+    def entry(self) -> ParsedFile | tuple[bytes, int]:
+        """What a snapshot holds for the file (`StoredParsed.merged`): its records, or once released (its
+        records here have no chunks) its encoded row and chunk count, decoded when asked."""
+        return (self.stored.encoded, self.chunks) if self.released else self.stored.parsed
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         if not self.pickled:

@@ -19,7 +19,7 @@ from typing import overload
 from ..graph.graph import CodeGraph
 from ..model.records import Chunk, FileRecord, ParsedFile, Symbol
 from .discovery import UnreadableFile, read_file
-from .store import StoredParsed
+from .store import StoredParsed, unkept
 from .store import fingerprint as rows_fingerprint
 from .symbols import SymbolTable
 from .textsearch import SearchText
@@ -212,6 +212,6 @@ class ChunkSequence(Sequence[Chunk]):
     def __iter__(self) -> Iterator[Chunk]:
         """Every chunk in order, each file's rows decoded for the pass and let go (a BM25 build keeps its
         own tokens; keeping every row decoded after it had been ~200 MB per Django)."""
-        parsed = self._parsed.unkept() if isinstance(self._parsed, StoredParsed) else self._parsed
+        parsed = unkept(self._parsed)
         for path in self._paths:
             yield from parsed[path].chunks

@@ -351,6 +351,12 @@ class StoredParsed(Mapping[str, ParsedFile]):
         return len(self._rows.decoded)
 
 
+def unkept(parsed: Mapping[str, ParsedFile]) -> Mapping[str, ParsedFile]:
+    """`parsed` for one pass that keeps what it needs itself: rows a restart left encoded stay so
+    (`StoredParsed.unkept`); any other mapping is already decoded and read as it is."""
+    return parsed.unkept() if isinstance(parsed, StoredParsed) else parsed
+
+
 class _Unkept(Mapping[str, ParsedFile]):
     """`StoredParsed.unkept`: the mapping's files, each decoded when read and let go after."""
 

@@ -49,6 +49,7 @@ from ..index.store import (
     default_index_dir,
     fingerprint,
     payload_digest,
+    unkept,
 )
 from ..index.symbols import SymbolTable
 from ..index.textsearch import parse_text_query
@@ -135,11 +136,6 @@ def _edited(parsed: Mapping[str, ParsedFile], changed: Mapping[str, ParsedFile],
     edited = {path: value for path, value in parsed.items() if path not in removed} if removed else dict(parsed)
     edited.update(changed)
     return edited
-
-
-def _unkept(parsed: Mapping[str, ParsedFile]) -> Mapping[str, ParsedFile]:
-    """`parsed` for one pass that keeps what it needs itself: rows a restart left encoded stay so."""
-    return parsed.unkept() if isinstance(parsed, StoredParsed) else parsed
 
 
 class WorkspaceError(Exception):
@@ -657,7 +653,7 @@ class Workspace:
             # the snapshot keeps a released entry's encoded row instead (its records here have no chunks).
             # A partial snapshot's are kept for the next build of the same first index, not decoded again.
             kept = self._partial_structure
-            earlier = kept[1] if kept is not None and kept[0] == old.generation else _unkept(old.parsed)
+            earlier = kept[1] if kept is not None and kept[0] == old.generation else unkept(old.parsed)
             self._partial_structure = None
             structure = {p: v for p, v in earlier.items() if p not in gone}
             added: list[tuple[str, ParsedFile | tuple[bytes, int]]] = []
@@ -666,7 +662,7 @@ class Workspace:
                 path = item.stored.record.path
                 stored = item.stored
                 files[path], structure[path] = stored.record, stored.parsed
-                added.append((path, (item.stored.encoded, item.chunks) if item.released else item.stored.parsed))
+                added.append((path, item.entry))
                 changed[path] = item.grams
             parsed = StoredParsed.merged(old.parsed, gone, added)
             with paused_gc():
@@ -799,9 +795,7 @@ class Workspace:
             graph = graph.with_file(record.path, stored.parsed)
         parsed: Mapping[str, ParsedFile]
         if any(item.released for item in indexed):  # their records here have no chunks: keep their rows
-            parsed = StoredParsed.merged(old.parsed, gone, [
-                (item.stored.record.path, (item.stored.encoded, item.chunks) if item.released else item.stored.parsed)
-                for item in indexed])
+            parsed = StoredParsed.merged(old.parsed, gone, [(item.stored.record.path, item.entry) for item in indexed])
         else:
             parsed = _edited(old.parsed, changed, gone)
         return replace(old, generation=old.generation + 1, files=files, parsed=parsed,
