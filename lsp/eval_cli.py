@@ -86,7 +86,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
         index_dirs = {repo: str(Path(args.index_dir) / repo) if repo else args.index_dir for repo in roots}
     reports = []
     for position, backend in enumerate(backends):
-        settings, errors = parse_settings({"semantic_backend": backend})
+        # A corpus is measured as the tree its recipe fetched, wherever the recipe put it: one under
+        # bench/corpora sits in this repository, whose `build/` and `*.egg-info/` rules are not the corpus's.
+        settings, errors = parse_settings({"semantic_backend": backend, "parent_ignores": False})
         for message in errors:
             print(f"fourfold: {message}", file=sys.stderr)
         options = EvalOptions(presets, args.baseline and position == 0, args.limit, args.ablations,

@@ -464,7 +464,9 @@ def cmd_localise(args: argparse.Namespace) -> int:
     answers: list[Answer] = []
     report = LocaliseReport([], answers)
     for position, backend in enumerate(backends):
-        settings, errors = parse_settings({"semantic_backend": backend})
+        # A corpus is measured as the tree its recipe fetched, wherever the recipe put it: one under
+        # bench/corpora sits in this repository, whose `build/` and `*.egg-info/` rules are not the corpus's.
+        settings, errors = parse_settings({"semantic_backend": backend, "parent_ignores": False})
         for message in errors:
             print(f"fourfold: {message}", file=sys.stderr)
         index_root = Path(args.index_dir) if args.index_dir else None

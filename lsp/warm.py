@@ -21,7 +21,7 @@ from pathlib import Path
 import pathspec
 
 from fourfold.engine import SearchRequest, Settings, Workspace, WorkspaceError
-from fourfold.engine.index.discovery import IGNORE_FILES
+from fourfold.engine.index.discovery import IGNORE_FILES, enclosing_ignore_files
 
 log = logging.getLogger(__name__)
 # A question (not a literal), so the warm-up builds the lexical index that questions are scored on.
@@ -65,7 +65,10 @@ class DiskState:
             while len(parent) > len(root) and parent not in folders:
                 folders.add(parent)
                 parent = os.path.dirname(parent)
-        return _stats([*folders, *(f"{folder}/{name}" for folder in folders for name in IGNORE_FILES)])
+        # The ignore files above the root, and their folders (creating one changes its folder's mtime).
+        above = enclosing_ignore_files(workspace.root) if workspace.settings.parent_ignores else []
+        return _stats([*folders, *(f"{folder}/{name}" for folder in folders for name in IGNORE_FILES),
+                       *{str(path.parent) for path in above}, *map(str, above)])
 
     @classmethod
     def capture(cls, workspace: Workspace, before: dict[str, tuple[int, int]]) -> DiskState:

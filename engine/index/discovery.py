@@ -1,7 +1,9 @@
 """Which files of a workspace are indexed, and how a file's content is read safely.
 
 A user expects the same files ripgrep would search: `.gitignore`, `.ignore` and `.fourfoldignore`
-are honoured at every level (via `pathspec`'s git-wildmatch), binary, oversized and minified files
+are honoured at every level (via `pathspec`'s git-wildmatch), and so are those of the folders above
+the root up to the repository that holds it, with the repository's `.git/info/exclude` (a workspace
+opened on a subfolder leaves out what its repository leaves out); binary, oversized and minified files
 are skipped, and symlinks never lead out of the root — a symlink loop cannot hang the walk
 because every directory is visited once by its real path.
 
@@ -30,6 +32,8 @@ from ..model.records import FileRecord
 log = logging.getLogger(__name__)
 
 IGNORE_FILES = (".gitignore", ".ignore", ".fourfoldignore")
+# A repository's own excludes, beside its `.gitignore` files (git and ripgrep obey both).
+GIT_EXCLUDE = ("info", "exclude")
 # Folders no user wants searched, even without an ignore file (ripgrep skips hidden ones too).
 ALWAYS_SKIPPED = frozenset(
     {
@@ -117,16 +121,52 @@ def _compiled(lines: list[str]) -> list[pathspec.GitIgnoreSpec]:
 
 @dataclass
 class _IgnoreLayer:
+    """One folder's rules: `base` is the folder relative to the root; `prefix` is the root relative to a
+    folder above it ("" for a folder inside), so a parent's `src/gen/` still matches `gen/` of root `src`."""
+
     base: str
     spec: IgnoreSpec
+    prefix: str = ""
 
 
 def _ignored(layers: Sequence[_IgnoreLayer], relative: str, is_dir: bool) -> bool:
     for layer in layers:
-        sub = relative[len(layer.base) + 1 :] if layer.base else relative
+        sub = layer.prefix + (relative[len(layer.base) + 1 :] if layer.base else relative)
         if layer.spec.match_file(sub + "/" if is_dir else sub):
             return True
     return False
+
+
+def enclosing_repository(root: Path) -> Path | None:
+    """The nearest folder at or above `root` that holds a `.git` (a folder, or a worktree's file)."""
+    for folder in (root, *root.parents):
+        if os.path.lexists(folder / ".git"):
+            return folder
+    return None
+
+
+def enclosing_ignore_files(root: Path) -> list[Path]:
+    """The ignore files above `root` that the walk obeys: those of every folder from its repository down
+    to its parent, and the repository's `.git/info/exclude`. A root outside any repository has none
+    (ripgrep, too, stops at the repository: a home folder's stray `.gitignore` is not the project's).
+    `root` is resolved already (the walk's and the workspace's are)."""
+    repository = enclosing_repository(root)
+    if repository is None:
+        return []
+    files = [repository.joinpath(".git", *GIT_EXCLUDE)]
+    folders = [root, *root.parents]
+    for folder in reversed(folders[1 : folders.index(repository) + 1]):
+        files.extend(folder / name for name in IGNORE_FILES)
+    return files
+
+
+def _within_root(lines: Sequence[str], prefix: str) -> list[str]:
+    """A parent folder's patterns less those that would leave out the root itself or a folder holding it:
+    the user opened this folder, so `build/` above a root named `build` must not empty the workspace."""
+    holders = [prefix[: end + 1] for end, char in enumerate(prefix) if char == "/"]
+    patterns = pathspec.GitIgnoreSpec.from_lines(lines).patterns
+    return [line for line, pattern in zip(lines, patterns, strict=True)
+            if pattern.include is not True or not any(pattern.match_file(holder) for holder in holders)]
 
 
 def _name_problem(name: str) -> str | None:
@@ -162,9 +202,11 @@ class Walker:
     """
 
     def __init__(
-        self, root: Path, exclude: Sequence[str] = (), max_file_size: int = DEFAULT_MAX_FILE_SIZE
+        self, root: Path, exclude: Sequence[str] = (), max_file_size: int = DEFAULT_MAX_FILE_SIZE,
+        parent_ignores: bool = True,
     ) -> None:
         self.root = root.resolve()
+        self.parent_ignores = parent_ignores
         self.exclude = IgnoreSpec(list(exclude))
         self.max_file_size = max_file_size
         self.skipped: list[Skipped] = []
@@ -173,7 +215,7 @@ class Walker:
     def walk(self) -> Iterator[Candidate]:
         seen: set[str] = set()
         stack: list[_Folder] = []
-        self._enter(self.root, "", [], seen, stack)
+        self._enter(self.root, "", self._enclosing_layers() if self.parent_ignores else [], seen, stack)
         while stack:
             folder = stack[-1]
             entry = next(folder.entries, None)
@@ -248,14 +290,36 @@ class Walker:
                 lines.extend(text.splitlines())
         return _IgnoreLayer(relative, IgnoreSpec(lines)) if lines else None
 
-    def _ignore_text(self, path: Path) -> str | None:
-        """The text of an ignore file, None when there is none; refuses what could hang or flood the walk."""
+    def _enclosing_layers(self) -> list[_IgnoreLayer]:
+        """The rules of the ignore files above the root, one layer per folder that has any, outermost first."""
+        by_folder: dict[Path, list[str]] = {}
+        for path in enclosing_ignore_files(self.root):
+            folder = path.parent.parent.parent if path.parts[-3:] == (".git", *GIT_EXCLUDE) else path.parent
+            try:
+                text = self._ignore_text(path, inside=folder)
+            except _NotObeyed as reason:
+                self._skip(printable(os.path.relpath(path, self.root)), f"ignore file not obeyed: {reason}")
+                continue
+            if text is not None:
+                by_folder.setdefault(folder, []).extend(text.splitlines())
+        layers = []
+        for folder, lines in by_folder.items():
+            prefix = "" if folder == self.root else self.root.relative_to(folder).as_posix() + "/"
+            kept = _within_root(lines, prefix) if prefix else lines
+            if kept:
+                layers.append(_IgnoreLayer("", IgnoreSpec(kept), prefix))
+        return layers
+
+    def _ignore_text(self, path: Path, inside: Path | None = None) -> str | None:
+        """The text of an ignore file, None when there is none; refuses what could hang or flood the walk.
+        A link is followed only while it stays inside the root (or `inside`, for a file above the root)."""
         try:
             info = os.lstat(path)
         except OSError:
             return None
         if stat.S_ISLNK(info.st_mode):
-            if not self._inside(os.path.realpath(path)):
+            real = os.path.realpath(path)
+            if not (self._inside(real) if inside is None else _is_within(real, str(inside.resolve()))):
                 raise _NotObeyed("it points outside the workspace")
             try:
                 info = os.stat(path)
@@ -277,8 +341,11 @@ class Walker:
             self.skipped.append(Skipped(path, reason))
 
     def _inside(self, real: str) -> bool:
-        root = str(self.root)
-        return real == root or real.startswith(root + os.sep)
+        return _is_within(real, str(self.root))
+
+
+def _is_within(real: str, folder: str) -> bool:
+    return real == folder or real.startswith(folder.rstrip(os.sep) + os.sep)
 
 
 class _NotObeyed(Exception):

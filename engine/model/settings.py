@@ -29,6 +29,9 @@ class Settings:
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
     demote_factor: float = DEMOTE_FACTOR
     text_cache_mb: int = TEXT_CACHE_MIB
+    # Obey the ignore files above the root, up to its repository, as ripgrep does (VS Code's
+    # `search.useParentIgnoreFiles`); off, the root is searched as a tree of its own.
+    parent_ignores: bool = True
     voyage_api_key: str | None = field(default=None, repr=False, compare=False)
 
     def api_key(self) -> str | None:
@@ -49,6 +52,8 @@ _ALIASES: dict[str, str] = {
     "demoteFactor": "demote_factor",
     "demotion": "demote_factor",
     "demote_factor": "demote_factor",
+    "parentIgnoreFiles": "parent_ignores",
+    "parent_ignores": "parent_ignores",
     "textCacheMb": "text_cache_mb",
     "text_cache_mb": "text_cache_mb",
     "voyageApiKey": "voyage_api_key",
@@ -95,6 +100,8 @@ def _check(name: str, value: Any) -> tuple[Any, str | None]:
     if name == "text_cache_mb":
         ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
         return (value, None) if ok else (None, "textCacheMb must be a whole number of MiB (0: no texts kept)")
+    if name == "parent_ignores":
+        return (value, None) if isinstance(value, bool) else (None, "parentIgnoreFiles must be true or false")
     if name == "voyage_api_key":
         return (
             (value or None, None)

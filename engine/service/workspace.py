@@ -458,7 +458,7 @@ class Workspace:
     def _refresh(self, progress: Progress | None, cancel: threading.Event | None, full: bool) -> RefreshStats:
         started = time.perf_counter()
         self.state = "indexing" if not self.ready else self.state
-        walker = Walker(self.root, self.settings.exclude, self.settings.max_file_size)
+        walker = Walker(self.root, self.settings.exclude, self.settings.max_file_size, self.settings.parent_ignores)
         current = self._snapshot
         candidates = list(walker.walk())
         skipped = {item.path: item.reason for item in walker.skipped}

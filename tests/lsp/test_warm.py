@@ -17,6 +17,7 @@ FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "polyglot"
 def warm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[WarmIndex, list[int]]:
     root = tmp_path / "polyglot"
     shutil.copytree(FIXTURE, root)
+    (tmp_path / ".git").mkdir()  # the root is a folder of a repository, whose ignore files apply to it
     refreshes: list[int] = []
     real = Workspace.refresh
 
@@ -39,7 +40,8 @@ def test_an_unchanged_disk_is_not_walked_again(warm: tuple[WarmIndex, list[int]]
     assert refreshes == []
 
 
-@pytest.mark.parametrize("change", ["edit", "create in a new folder", "delete", "ignore file"])
+@pytest.mark.parametrize("change", ["edit", "create in a new folder", "delete", "ignore file",
+                                    "ignore file above the root"])
 def test_every_kind_of_change_is_noticed(warm: tuple[WarmIndex, list[int]], change: str) -> None:
     index, refreshes = warm
     root = index.workspace().root
@@ -50,8 +52,10 @@ def test_every_kind_of_change_is_noticed(warm: tuple[WarmIndex, list[int]], chan
         (root / "inventory" / "fresh" / "deep" / "new.py").write_text("def freshly_made():\n    pass\n")
     elif change == "delete":
         (root / "inventory" / "retry.py").unlink()
-    else:
+    elif change == "ignore file":
         (root / ".gitignore").write_text("inventory/retry.py\n")
+    else:
+        (root.parent / ".gitignore").write_text("polyglot/inventory/retry.py\n")
     notes = index.sync()
     assert refreshes == [1] and notes and "re-indexed" in notes[0]
     assert index.sync() == [] and refreshes == [1]  # and once only

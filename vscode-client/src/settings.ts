@@ -13,6 +13,7 @@ export const SERVER_SETTING_NAMES: Readonly<Record<string, string>> = {
   indexDir: 'indexDir',
   demoteFactor: 'demoteFactor',
   textCacheMb: 'textCacheMb',
+  parentIgnoreFiles: 'parentIgnoreFiles',
 };
 
 /** Backend used instead of `voyage` in an untrusted workspace: code stays on this machine. */

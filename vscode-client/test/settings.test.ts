@@ -10,6 +10,7 @@ const values: Record<string, unknown> = {
   indexDir: '',
   demoteFactor: 0.25,
   textCacheMb: 64,
+  parentIgnoreFiles: false,
   'server.command': ['/x/fourfold', 'serve'],
   'trace.server': 'verbose',
   'results.limit': 20,
@@ -18,7 +19,7 @@ const get = (name: string): unknown => values[name];
 
 test('only server settings are sent, renamed, empty indexDir left out', () => {
   const { settings } = serverSettings((name) => (name === 'semantic.backend' ? 'local' : get(name)), { trusted: true, apiKey: 'k' });
-  assert.deepEqual(settings, { preset: 'thorough', semanticBackend: 'local', exclude: ['**/fixtures/**'], maxFileSize: 2048, demoteFactor: 0.25, textCacheMb: 64 });
+  assert.deepEqual(settings, { preset: 'thorough', semanticBackend: 'local', exclude: ['**/fixtures/**'], maxFileSize: 2048, demoteFactor: 0.25, textCacheMb: 64, parentIgnoreFiles: false });
 });
 
 test('a trusted workspace with the voyage backend gets the key from secret storage', () => {

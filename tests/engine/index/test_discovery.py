@@ -37,6 +37,40 @@ def test_ignore_files_at_every_level(tmp_path: Path) -> None:
                                         "pkg/keep.py", "pkg/sub/local.py"]
 
 
+def test_a_subfolder_obeys_its_repositorys_ignore_files_but_is_never_emptied_by_them(tmp_path: Path) -> None:
+    write(tmp_path, ".git/info/exclude", "*.tmp\n")
+    write(tmp_path, ".gitignore", "*.log\nbuild/\nsrc/gen/\n/top.py\n")
+    write(tmp_path, "src/.ignore", "secret.py\n")
+    for name in ("src/app.py", "src/run.log", "src/scratch.tmp", "src/gen/out.py", "src/deep/gen/kept.py",
+                 "src/build/out.py", "src/secret.py", "src/top.py", "top.py", "build/tool.py", "build/tool.log"):
+        write(tmp_path, name)
+    # `src/gen/` names the root's `gen/`, a deeper `gen/` is another folder; `/top.py` is the repository's
+    assert sorted(walked(tmp_path / "src")) == [".ignore", "app.py", "deep/gen/kept.py", "top.py"]
+    # a root the repository ignores is still the folder the user opened: `build/` does not empty it
+    assert walked(tmp_path / "build") == ["tool.py"]
+    assert sorted(walked(tmp_path)) == [".gitignore", "src/.ignore", "src/app.py", "src/deep/gen/kept.py",
+                                        "src/top.py"]
+    assert sorted(walked(tmp_path / "src", parent_ignores=False)) == [
+        ".ignore", "app.py", "build/out.py", "deep/gen/kept.py", "gen/out.py", "run.log", "scratch.tmp", "top.py"]
+
+
+def test_ignore_files_above_a_root_outside_any_repository_are_not_read(tmp_path: Path) -> None:
+    write(tmp_path, ".gitignore", "*.py\n")
+    write(tmp_path, "project/app.py")
+    assert walked(tmp_path / "project") == ["app.py"]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="FIFOs are POSIX")
+def test_an_ignore_file_above_the_root_that_is_a_fifo_is_reported_not_read(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    os.mkfifo(tmp_path / ".gitignore")
+    write(tmp_path, "project/app.py")
+    walker = Walker(tmp_path / "project")
+    assert [candidate.path for candidate in walker.walk()] == ["app.py"]
+    assert [(item.path, item.reason) for item in walker.skipped] == [
+        ("../.gitignore", "ignore file not obeyed: not a regular file")]
+
+
 def test_negation_and_user_excludes(tmp_path: Path) -> None:
     write(tmp_path, ".gitignore", "*.py\n!keep.py\n")
     write(tmp_path, "keep.py")

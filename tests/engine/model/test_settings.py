@@ -42,3 +42,12 @@ def test_the_text_cache_budget_is_a_whole_number_of_mib_and_zero_keeps_none() ->
     assert settings.text_cache_mb == Settings().text_cache_mb
     assert errors == ["fourfold.text_cache_mb: textCacheMb must be a whole number of MiB (0: no texts kept); "
                       "using the default"]
+
+
+def test_parent_ignore_files_are_obeyed_by_default_and_the_switch_takes_only_a_boolean() -> None:
+    assert parse_settings({})[0].parent_ignores
+    settings, errors = parse_settings({"parentIgnoreFiles": False})
+    assert not settings.parent_ignores and errors == []
+    settings, errors = parse_settings({"parentIgnoreFiles": "no"})
+    assert settings.parent_ignores
+    assert errors == ["fourfold.parentIgnoreFiles: parentIgnoreFiles must be true or false; using the default"]
