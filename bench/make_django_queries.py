@@ -49,6 +49,9 @@ DEFINITIONS = [
     ("def-13", "UserManager được định nghĩa ở đâu", "UserManager"),  # vi
     ("def-14", "definition of method_has_no_args", "method_has_no_args"),
     ("def-15", "class WSGIHandler", "WSGIHandler"),
+    # a definition asked for in plain words, the name the words spell (issue 14: not their first word)
+    ("def-16", "where is the session middleware defined", "SessionMiddleware"),
+    ("def-17", "where is the cache middleware defined", "CacheMiddleware"),
 ]
 
 # (id, query, called name)

@@ -38,6 +38,7 @@ DEFINITIONS = [
     ("def-08", "dove è definito pick_bool", "pick_bool"),  # it
     ("def-09", "blend_rgb được định nghĩa ở đâu", "blend_rgb"),  # vi
     ("def-10", "class Measurement", "Measurement"),
+    ("def-11", "where is the progress bar class defined", "ProgressBar"),  # in plain words
 ]
 
 # (id, query, called name)

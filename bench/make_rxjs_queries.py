@@ -45,6 +45,8 @@ DEFINITIONS = [
     ("def-08", "dove è definito ReplaySubject", "ReplaySubject"),  # it
     ("def-09", "VirtualTimeScheduler được định nghĩa ở đâu", "VirtualTimeScheduler"),  # vi
     ("def-10", "class AsyncAction", "AsyncAction"),
+    ("def-11", "where is the replay subject defined", "ReplaySubject"),  # in plain words
+    ("def-12", "where is the async scheduler defined", "AsyncScheduler"),
 ]
 
 # (id, query, called name)

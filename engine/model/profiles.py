@@ -200,6 +200,10 @@ SAID_TEXT_MIN_WORDS: Final = 4
 # `db` from any two words); five is the longest acronym code writes for a file (`cors` is four). Set by
 # reading what code names files after, not fitted.
 ACRONYM_WORDS: Final = (3, 5)
+# A description of two to this many content words is also tried as the one symbol it spells ("the session
+# middleware" -> SessionMiddleware, session_middleware): real names rarely join more words than this
+# (Django's longest class names join four), and a longer description is a sentence, not a name.
+COMPOUND_WORDS_MAX: Final = 4
 # File-level aggregation for understanding questions: a file's score is its best chunk's plus this
 # share of its next FILE_COHERENCE_CHUNKS chunks' (a file with several good chunks is about the topic).
 FILE_COHERENCE: Final = 0.1

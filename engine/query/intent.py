@@ -14,7 +14,7 @@ from __future__ import annotations
 import errno
 import re
 import unicodedata
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -22,6 +22,7 @@ from typing import Any
 import re2
 
 from ..model.profiles import (
+    COMPOUND_WORDS_MAX,
     EXACT_MATCH,
     FIND_DEFINITION,
     FIND_REFERENCES,
@@ -368,10 +369,26 @@ def _pick_target(text: str, known: Known | None) -> str | None:
     identifier = _first_identifier(text, known)
     if identifier:
         return identifier
-    for match in _WORD_RE.finditer(text):
-        word = match.group().rstrip(".:")
-        if word and word.lower() not in _STOPWORDS:
-            return word
+    words = [word for word in (match.group().rstrip(".:") for match in _WORD_RE.finditer(text))
+             if word and word.lower() not in _STOPWORDS]
+    return (_compound_name(words, known) if known is not None else None) or (words[0] if words else None)
+
+
+def _compound_name(words: Sequence[str], known: Known) -> str | None:
+    """The symbol a description spells in plain words, when the index has one: "the session middleware"
+    is `SessionMiddleware`, "the retry policy" `retry_policy`, "database routers" `DatabaseRouter`.
+    Without it the first word stood for the whole description, and `session` found the Session model.
+    Only all the words at once: in "the database session store" `SessionStore` is one of many, and
+    "database" says which (the search for the description finds it; the name alone found a test's)."""
+    if not 1 < len(words) <= COMPOUND_WORDS_MAX or not all(word.isalpha() for word in words):
+        return None
+    run = [word.lower() for word in words]
+    plural = run[-1]
+    for last in (plural, plural[:-1]) if len(plural) > 3 and plural.endswith("s") else (plural,):
+        parts = [*run[:-1], last]
+        for name in ("".join(part.capitalize() for part in parts), "_".join(parts)):
+            if known(name):
+                return name
     return None
 
 

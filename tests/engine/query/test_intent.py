@@ -365,3 +365,22 @@ def test_apostrophes_and_inner_single_quotes_are_not_a_quoted_string(query: str)
     verdict = classify(query)
     assert verdict.intent != "exact_match"
     assert verdict.rule != "4:quoted"
+
+
+@pytest.mark.parametrize(
+    ("query", "target", "unknown"),
+    [
+        ("where is the session middleware defined", "SessionMiddleware", "session"),
+        ("who calls the retry policy", "retry_policy", "retry"),
+        ("where are database routers defined", "DatabaseRouter", "database"),  # a plural last word, singular
+        ("what depends on the session middleware class", "SessionMiddleware", "session"),
+        # no symbol spells it: the first content word, as before, and the search says it is missing
+        ("where is the pipe operator defined", "pipe", "pipe"),
+    ],
+)
+def test_a_description_in_plain_words_names_the_symbol_it_spells_when_the_index_has_it(
+    query: str, target: str, unknown: str
+) -> None:
+    names = {"SessionMiddleware", "retry_policy", "DatabaseRouter", "Session", "session"}
+    assert classify(query, names.__contains__).target == target
+    assert classify(query).target == unknown  # without the index's names: the first content word
