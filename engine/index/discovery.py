@@ -164,9 +164,9 @@ def _within_root(lines: Sequence[str], prefix: str) -> list[str]:
     """A parent folder's patterns less those that would leave out the root itself or a folder holding it:
     the user opened this folder, so `build/` above a root named `build` must not empty the workspace."""
     holders = [prefix[: end + 1] for end, char in enumerate(prefix) if char == "/"]
-    patterns = pathspec.GitIgnoreSpec.from_lines(lines).patterns
-    return [line for line, pattern in zip(lines, patterns, strict=True)
-            if pattern.include is not True or not any(pattern.match_file(holder) for holder in holders)]
+    return [line for line in lines if not any(
+        pattern.include is True and any(pattern.match_file(holder) for holder in holders)
+        for pattern in pathspec.GitIgnoreSpec.from_lines([line]).patterns)]
 
 
 def _name_problem(name: str) -> str | None:

@@ -39,7 +39,7 @@ def test_ignore_files_at_every_level(tmp_path: Path) -> None:
 
 def test_a_subfolder_obeys_its_repositorys_ignore_files_but_is_never_emptied_by_them(tmp_path: Path) -> None:
     write(tmp_path, ".git/info/exclude", "*.tmp\n")
-    write(tmp_path, ".gitignore", "*.log\nbuild/\nsrc/gen/\n/top.py\n")
+    write(tmp_path, ".gitignore", "# made by hand\n\n*.log\nbuild/\nsrc/gen/\n/top.py\n\n")
     write(tmp_path, "src/.ignore", "secret.py\n")
     for name in ("src/app.py", "src/run.log", "src/scratch.tmp", "src/gen/out.py", "src/deep/gen/kept.py",
                  "src/build/out.py", "src/secret.py", "src/top.py", "top.py", "build/tool.py", "build/tool.log"):
