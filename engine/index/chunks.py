@@ -55,7 +55,28 @@ LINE_COMMENT_PREFIXES = {
     "lua": ("--",),
     "sql": ("--", "/*", "*"),
     "ocaml": ("(*", "*"),
+    "erlang": ("%",),
+    "matlab": ("%",),
+    "r": ("#",),
+    "clojure": (";",),
+    "scheme": (";",),
+    "racket": (";",),
+    "commonlisp": (";",),
+    "elm": ("--", "{-"),
+    "purescript": ("--", "{-"),
+    "gleam": ("//",),
+    "nim": ("#",),
+    "tcl": ("#",),
+    "gdscript": ("#",),
+    "ada": ("--",),
+    "fortran": ("!",),
+    "pascal": ("//", "{", "(*"),
 }
+
+
+def is_comment_line(line: str, language: str | None) -> bool:
+    """Whether a line is only (part of) a comment in `language`: its first characters open a comment."""
+    return line.lstrip().startswith(LINE_COMMENT_PREFIXES.get(language or "", DEFAULT_COMMENT_PREFIXES))
 
 MARKDOWN_HEADING = re.compile(r"^ {0,3}#{1,6}(?:\s|$)")
 MARKDOWN_FENCE = re.compile(r"^ {0,3}(```|~~~)")
@@ -119,8 +140,7 @@ class _Builder:
 
     def comment_start(self, line: int, floor: int) -> int:
         """The first line of the comment block right above `line`: it documents the definition."""
-        prefixes = LINE_COMMENT_PREFIXES.get(self.language or "", DEFAULT_COMMENT_PREFIXES)
-        while line > floor and self.lines[line - 1].lstrip().startswith(prefixes):
+        while line > floor and is_comment_line(self.lines[line - 1], self.language):
             line -= 1
         return line
 

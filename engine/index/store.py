@@ -66,7 +66,9 @@ from ..model.tokens import TOKENIZING
 #     C/C++ struct members are fields and file-scope values variables or constants; PHP's statement
 #     `namespace A\B;` qualifies the definitions after it; Elixir `@type`/`@typep`/`@opaque` are types and
 #     `@callback`/`@macrocallback` functions.
-SCHEMA_VERSION = 17
+# 18: comment lines of Erlang, MATLAB, R, the Lisps, Elm, PureScript, Gleam, Nim, Tcl, GDScript, Ada,
+#     Fortran and Pascal right above a definition are part of its chunk, as other languages' were.
+SCHEMA_VERSION = 18
 INDEX_FILE = "index.sqlite"
 # Beside it: the saved trigram postings and symbol table (`saved.SavedIndex.write`), memory-mapped by a
 # restart; the `derived` entry `index.saved` names it with its size and digest, so a file that is not the

@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import dataclasses
 import typing
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from ..index.chunks import is_comment_line
 from ..index.snapshot import Snapshot
 from ..model.records import Seed, Span, Symbol
 from ..rank.fusion import FusedResult
@@ -297,12 +298,22 @@ def seed_info(seed: Seed, snapshot: Snapshot) -> SeedInfo:
 
 def result_of(result: FusedResult, snapshot: Snapshot, folder: str) -> Result:
     symbol = snapshot.symbol(result.path, result.symbol)
+    parsed = snapshot.parsed.get(result.path)
+    names = sorted(symbol.name_span for symbol in parsed.symbols) if parsed is not None else []
+    lines: list[str] = []
+
+    def first_code(span: Span) -> Span:
+        if not lines:
+            lines.extend((snapshot.text(result.path) or "").split("\n"))
+        return first_code_line(lines, result.language, span)
+
+    matches = shown_matches(result.matches, names, first_code)
     return Result(
         path=result.path,
         uri=(snapshot.root / result.path).as_uri(),
         folder=folder,
         span=result.span,
-        selection=selection_span(result.span, result.matches, symbol),
+        selection=selection_span(result.span, result.matches, symbol, names),
         symbol=result.symbol,
         kind=result.kind,
         container=symbol.container if symbol is not None else None,
@@ -317,11 +328,11 @@ def result_of(result: FusedResult, snapshot: Snapshot, folder: str) -> Result:
         prior=round(result.prior, FACTOR_DIGITS),
         coherence=round(result.coherence, SCORE_DIGITS),
         demoted=result.demoted,
-        matches=tuple(result.matches),
+        matches=matches,
         # The code line of each of `matches` (same order), so clients show every call site without
         # reading the file (issue 14: "every call site is visible").
         match_lines=tuple(snapshot.line(result.path, span.start_line).strip()[:MATCH_LINE_CHARS]
-                          for span in result.matches),
+                          for span in matches),
         approximate=result.approximate,
         via=tuple(result.via),
         resolved=result.resolved,
@@ -334,20 +345,44 @@ def _inside(inner: Span, outer: Span) -> bool:
                                                                                           outer.end_col)
 
 
-def selection_span(whole: Span, matches: Sequence[Span], symbol: Symbol | None) -> Span:
+def shown_matches(spans: Sequence[Span], names: Sequence[Span], first_code: Callable[[Span], Span]) -> tuple[Span, ...]:
+    """Where each of a result's other matches is shown. A use or a text hit is one line and stays; a
+    chunk (the semantic and structural retrievers rank whole chunks) is shown at the name of the first
+    definition it holds, so a file's sites read `parse_cookie(Cookie) ->` and not the licence comment
+    its first chunk opens with (seen on Erlang's cowlib); a chunk that holds none, at its first line
+    of code (`first_code`). `names`: the names of the file's definitions, in order."""
+    shown: dict[Span, None] = {}
+    for span in spans:
+        if span.start_line != span.end_line:
+            span = next((name for name in names if _inside(name, span)), None) or first_code(span)
+        shown.setdefault(span)
+    return tuple(shown)
+
+
+def first_code_line(lines: Sequence[str], language: str | None, span: Span) -> Span:
+    """The span's first line that is neither blank nor a comment, as a point; its start if it has none."""
+    for line in range(span.start_line, min(span.end_line + 1, len(lines))):
+        text = lines[line]
+        if text.strip() and not is_comment_line(text, language):
+            return Span(line, len(text) - len(text.lstrip()), line, len(text) - len(text.lstrip()))
+    return Span(span.start_line, span.start_col, span.start_line, span.start_col)
+
+
+def selection_span(whole: Span, matches: Sequence[Span], symbol: Symbol | None, names: Sequence[Span] = ()) -> Span:
     """Where Ctrl+T puts the cursor for a result.
 
     A result that is a definition (its range holds the name of its symbol) lands on that name, as
     pyright and clangd do: never on a use of the name, which the file's other `matches` may list
     first when the name is used above its definition. A text hit lands on its own words; a chunk
-    with no name inside it, on the first of its matches that it contains, else on its start.
+    of no symbol, on the first of its matches that it contains, else on the first definition name
+    inside it (of `names`, the file's, in order), else on its start.
     """
     if symbol is not None and _inside(symbol.name_span, whole):
         return symbol.name_span
     if whole.start_line == whole.end_line:
         return whole
-    return next((match for match in matches if _inside(match, whole)),
-                Span(whole.start_line, whole.start_col, whole.start_line, whole.start_col))
+    inside = (span for spans in (matches, names) for span in spans if _inside(span, whole))
+    return next(inside, Span(whole.start_line, whole.start_col, whole.start_line, whole.start_col))
 
 
 # --- several folders ----------------------------------------------------------------------------------
