@@ -67,7 +67,8 @@ from ..model.tokens import TOKENIZING
 #     `namespace A\B;` qualifies the definitions after it; Elixir `@type`/`@typep`/`@opaque` are types and
 #     `@callback`/`@macrocallback` functions.
 # 18: comment lines of Erlang, MATLAB, R, the Lisps, Elm, PureScript, Gleam, Nim, Tcl, GDScript, Ada,
-#     Fortran and Pascal right above a definition are part of its chunk, as other languages' were.
+#     Fortran and Pascal right above a definition are part of its chunk, as other languages' were; a
+#     backquoted name (R's `%>%`, Kotlin's fun `parses a header`) is stored without its quotes.
 SCHEMA_VERSION = 18
 INDEX_FILE = "index.sqlite"
 # Beside it: the saved trigram postings and symbol table (`saved.SavedIndex.write`), memory-mapped by a

@@ -1084,6 +1084,9 @@ def _add_scope(
     name = _text(name_node)
     receiver_text = _text(receivers[0]) if receivers else None
     name_offset = 0
+    if len(name) > 2 and name[0] == name[-1] == "`":
+        # R's `%>%` <- function(…), Kotlin's fun `parses a header`(): the quotes are not part of the name
+        name, name_offset = name[1:-1], 1
     separator = NAMESPACE_SEPARATORS.get(language)
     if separator is not None and separator in name:
         # Tcl's `proc ::queue::pop` defines `pop` in the namespace `queue`; its name starts after the `::`.

@@ -329,6 +329,8 @@ _SLOT_X = r"(?P<x>.+?)"
 _SLOT_ID = rf"(?P<id>{_TOKEN})"
 _SLOT_NAME = rf"(?P<name>{_TOKEN})"
 _SLOT_KNOWN = rf"(?P<known>{_TOKEN})"
+# A name made of symbols (`==`, `<|>`, R's `%>%` and `%in%`): operators are defined and called too.
+_OPERATOR_RE = re.compile(r"[^\w\s'\"`]+(?:\w+[^\w\s'\"`]+)?")
 _LOOKBEHIND_RE = re.compile(r"\(\?<!(?:\\.|[^)])*\)")
 
 
@@ -366,6 +368,9 @@ def _pick_target(text: str, known: Known | None) -> str | None:
     quoted = _QUOTED_RE.search(text)
     if quoted:
         return _quoted_text(quoted)
+    operator = _OPERATOR_RE.fullmatch(text.strip().rstrip("?").strip())
+    if operator:
+        return operator.group()  # "where is %>% defined", "who calls <|>": the operator is the name
     identifier = _first_identifier(text, known)
     if identifier:
         return identifier

@@ -267,3 +267,20 @@ def test_elixir_typespecs_and_callbacks_are_definitions(tmp_path: Path) -> None:
     assert (connect.kind, connect.name_span.start_line) == ("function", 8)
     assert connect.doc == "Receives the socket params and authenticates the connection."
     assert symbols["Phoenix.Socket.id"].kind == "function"
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "defined", "line"),
+    [
+        ("pipe.R", "#' The pipe.\n`%>%` <- function(lhs, rhs) {\n  rhs(lhs)\n}\n", "%>%", "`%>%` <- function"),
+        ("HeaderTest.kt", "class HeaderTest {\n    fun `parses a header`() {\n    }\n}\n", "parses a header",
+         "    fun `parses a header`()"),
+    ],
+)
+def test_a_backquoted_definition_is_named_without_its_quotes(
+    tmp_path: Path, name: str, text: str, defined: str, line: str
+) -> None:
+    parsed = parse(tmp_path, name, text)
+    symbol = next(symbol for symbol in parsed.symbols if symbol.name == defined)
+    source = text.split("\n")[symbol.name_span.start_line]
+    assert source.startswith(line) and source[symbol.name_span.start_col:].startswith(defined)

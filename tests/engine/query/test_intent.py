@@ -384,3 +384,9 @@ def test_a_description_in_plain_words_names_the_symbol_it_spells_when_the_index_
     names = {"SessionMiddleware", "retry_policy", "DatabaseRouter", "Session", "session"}
     assert classify(query, names.__contains__).target == target
     assert classify(query).target == unknown  # without the index's names: the first content word
+
+
+@pytest.mark.parametrize(("query", "target"), [("where is %>% defined", "%>%"), ("who calls %in%", "%in%"),
+                                               ("where is == defined?", "==")])
+def test_an_operator_is_the_name_a_phrase_asks_about(query: str, target: str) -> None:
+    assert classify(query).target == target
