@@ -391,10 +391,22 @@ def _compound_name(words: Sequence[str], known: Known) -> str | None:
     plural = run[-1]
     for last in (plural, plural[:-1]) if len(plural) > 3 and plural.endswith("s") else (plural,):
         parts = [*run[:-1], last]
-        for name in ("".join(part.capitalize() for part in parts), "_".join(parts)):
+        for name in ("".join(part.capitalize() for part in parts), "_".join(parts), *_doing(parts)):
             if known(name):
                 return name
     return None
+
+
+def _doing(parts: Sequence[str]) -> list[str]:
+    """The function a description by its doer names: "the cookie parser" is `parse_cookie` or
+    `parseCookie`, "the request handler" `handle_request`, "the config loader" `load_config`."""
+    doer = parts[-1]
+    if len(doer) < 5 or not doer.endswith(("er", "or")):
+        return []
+    verbs = dict.fromkeys((doer[:-1], doer[:-2], doer[:-2] + "e"))
+    objects = parts[:-1]
+    return [name for verb in verbs
+            for name in ("_".join((verb, *objects)), verb + "".join(part.capitalize() for part in objects))]
 
 
 @dataclass(frozen=True)

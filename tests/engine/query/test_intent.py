@@ -374,6 +374,10 @@ def test_apostrophes_and_inner_single_quotes_are_not_a_quoted_string(query: str)
         ("who calls the retry policy", "retry_policy", "retry"),
         ("where are database routers defined", "DatabaseRouter", "database"),  # a plural last word, singular
         ("what depends on the session middleware class", "SessionMiddleware", "session"),
+        # a description by its doer names the function that does it
+        ("where is the cookie parser implemented", "parse_cookie", "cookie"),
+        ("who calls the config loader", "loadConfig", "config"),
+        ("what depends on the email validator", "validate_email", "email"),
         # no symbol spells it: the first content word, as before, and the search says it is missing
         ("where is the pipe operator defined", "pipe", "pipe"),
     ],
@@ -381,7 +385,8 @@ def test_apostrophes_and_inner_single_quotes_are_not_a_quoted_string(query: str)
 def test_a_description_in_plain_words_names_the_symbol_it_spells_when_the_index_has_it(
     query: str, target: str, unknown: str
 ) -> None:
-    names = {"SessionMiddleware", "retry_policy", "DatabaseRouter", "Session", "session"}
+    names = {"SessionMiddleware", "retry_policy", "DatabaseRouter", "Session", "session", "parse_cookie",
+             "loadConfig", "validate_email"}
     assert classify(query, names.__contains__).target == target
     assert classify(query).target == unknown  # without the index's names: the first content word
 
