@@ -212,7 +212,7 @@ def _function_line(row: dict[str, Any]) -> str:
 
 
 def _row_line(position: int, row: dict[str, Any]) -> str:
-    line = row["range"]["start"]["line"] + 1
+    line = row["selection"]["start"]["line"] + 1  # where an editor lands: the name, not the doc comment above
     symbol = f"  {row['symbol']}" if row.get("symbol") else ""
     kind = f" ({row['kind']})" if row.get("kind") and row.get("symbol") else ""
     snippet = " ".join(str(row.get("snippet") or "").split())

@@ -10,7 +10,9 @@ from fourfold.lsp.mcp_server import _row_line, render
 
 
 def _row(**extra: Any) -> dict[str, Any]:
-    row: dict[str, Any] = {"path": "core/freeze.ts", "range": {"start": {"line": 9, "character": 0}},
+    # the chunk opens with its doc comment on line 8; the definition's name is on line 10
+    row: dict[str, Any] = {"path": "core/freeze.ts", "range": {"start": {"line": 7, "character": 0}},
+                           "selection": {"start": {"line": 9, "character": 9}},
                            "symbol": "freeze", "kind": "function", "snippet": "function freeze(obj) {",
                            "contributions": {"structural": 0.02}, "ranks": {"structural": 0}, "matches": []}
     return {**row, **extra}
