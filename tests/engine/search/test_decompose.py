@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -228,7 +229,7 @@ def test_prior_lowers_a_file_in_the_fusion() -> None:
 
 # --- through the engine --------------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def workspace(tmp_path_factory: pytest.TempPathFactory) -> Workspace:
+def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
     root = tmp_path_factory.mktemp("astropy")
     files = {
         "astropy/table/connect.py": "class TableWrite:\n    def __call__(self, *args, **kwargs):\n"
@@ -242,7 +243,9 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Workspace:
         "CHANGES.rst": "Writing a table with header_rows to rst format now fails for the rst format header rows\n" * 5,
         ".github/ISSUE_TEMPLATE/bug.yml": "name: Writing a table fails for the rst format header rows\n" * 5,
     }
-    return indexed_workspace(root, files, root.parent / "astropy-index")
+    opened = indexed_workspace(root, files, root.parent / "astropy-index")
+    yield opened
+    opened.close()
 
 
 def test_an_issue_is_decomposed_and_explains_itself(workspace: Workspace) -> None:

@@ -32,12 +32,13 @@ FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "polyglot"
 
 
 @pytest.fixture(scope="module")
-def snapshot(tmp_path_factory: pytest.TempPathFactory) -> Snapshot:
+def snapshot(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Snapshot]:
     root = tmp_path_factory.mktemp("ws") / "polyglot"
     shutil.copytree(FIXTURE, root)
     workspace = Workspace(root, Settings(index_dir=str(tmp_path_factory.mktemp("index")), semantic_backend="none"))
     workspace.refresh()
-    return workspace.snapshot()
+    yield workspace.snapshot()
+    workspace.close()  # its threads must not outlive the module (a later test traces allocations)
 
 
 def hit(path: str, line: int) -> Hit:
@@ -144,8 +145,11 @@ def test_catastrophic_regex_is_answered_through_the_workspace(snapshot: Snapshot
     root = snapshot.root
     (root / "evil.txt").write_text("a" * 100_000 + "b\n" + "aaa\n")
     workspace = Workspace(root, Settings(index_dir=str(root.parent / "evil-index"), semantic_backend="none"))
-    workspace.refresh()
-    response = workspace.search(SearchRequest("re:(a+)+$"))
+    try:
+        workspace.refresh()
+        response = workspace.search(SearchRequest("re:(a+)+$"))
+    finally:
+        workspace.close()
     assert response.intent == "exact_match"
     assert response.results  # a line of the fixture ends in "a"; the 100 KB line is skipped as minified
 

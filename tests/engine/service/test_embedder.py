@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -59,7 +59,7 @@ def watch(embedder: Embedder, seen: list[Seen], cancel_after: int | None = None,
 
 
 @pytest.fixture
-def corpus(tmp_path: Path) -> tuple[Workspace, Path]:
+def corpus(tmp_path: Path) -> Iterator[tuple[Workspace, Path]]:
     root = tmp_path / "repo"
     root.mkdir()
     for name, text in FILES.items():
@@ -67,7 +67,8 @@ def corpus(tmp_path: Path) -> tuple[Workspace, Path]:
     index = tmp_path / "index"
     workspace = Workspace(root, Settings(semantic_backend="none", index_dir=str(index)), background=False)
     workspace.refresh()
-    return workspace, index
+    yield workspace, index
+    workspace.close()
 
 
 SMALL_STEPS = StageLimits(step=3)
