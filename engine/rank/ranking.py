@@ -56,6 +56,7 @@ from ..model.profiles import (
 )
 from ..model.records import Chunk, Hit
 from ..model.tokens import ENGLISH_STOP_WORDS, last_name, split_identifier, stem, with_abbreviations
+from ..query.intent import IN_QUERY_RULE
 from ..query.parsedquery import (
     ParsedQuery,
     StatedNames,
@@ -72,6 +73,7 @@ if TYPE_CHECKING:
 __all__ = [
     "FusionFeatures",
     "Layout",
+    "asks_around_a_name",
     "boost_chunks",
     "defines",
     "defining_paths",
@@ -445,7 +447,7 @@ def fusion_features(snapshot: Snapshot, query: ParsedQuery, ranking: Ranking, in
     fusion (DESIGN §4): the retriever's own order stands, unboosted, with no file-level agreement (one
     retriever agrees with nobody); path priors and the file spread still apply."""
     understanding = intent in UNDERSTANDING_INTENTS
-    topical = intent in TOPIC_INTENTS
+    topical = intent in TOPIC_INTENTS or (ranking.sentence_names and asks_around_a_name(query, intent))
     stated = query.stated
     names = stated.all if not direct and ranking.definitions and intent in DEFINITION_INTENTS else frozenset()
     generic = generic_names(stated.embedded - stated.whole, lambda name: defining_paths(snapshot, name)) \
@@ -464,6 +466,18 @@ def fusion_features(snapshot: Snapshot, query: ParsedQuery, ranking: Ranking, in
         families=ranking.file_families,
         copies=(lambda path: defined_names(snapshot, path)) if topical and not direct and ranking.file_copies else None,
     )
+
+
+def asks_around_a_name(query: ParsedQuery, intent: str) -> bool:
+    """Whether a definition question writes its name inside a sentence (DESIGN §2 rule 8): `ostream
+    integration for writing to std::ostream`, `z.record and z.map schema builders for key-value types`.
+    Such a question asks about the topic around the name as much as for its definition: the file the
+    topic lives in (`ostream.h`, `args.h` for "fmt::arg named arguments") is the answer as often as the
+    one place the name is defined, and the name's definition is still lifted (FUSED_DEFINITION_BOOST).
+    So its files are ranked as an understanding question's are: the question's words in file names, file
+    coherence and agreement, copies spread (TOPIC_INTENTS' features), with the weights of find_definition
+    (DESIGN §3). Not a question that is the name alone (rule 5), nor an issue's pinned part."""
+    return intent == FIND_DEFINITION and query.classification.rule == IN_QUERY_RULE
 
 
 def said_in_passing(keywords: frozenset[str], path: str, text: str) -> bool:
@@ -488,7 +502,8 @@ def _prior_for(snapshot: Snapshot, query: ParsedQuery, ranking: Ranking, intent:
     """What a file's path says, per intent. An understanding question gets every path prior and the
     lift of the words it names. A definition question gets the path priors without the words, and
     without the header-beside-source rule: a C++ class is defined in its header. When its name is
-    not found (`z.record` is a method no symbol names), the tests that call it must not lead. The
+    not found (`z.record` is a method no symbol names), the tests that call it must not lead. One that
+    writes its name inside a sentence (`asks_around_a_name`) gets the lift of the words too. The
     other intents lower only prose: a reference or a line in a test is as much an answer as any."""
     files = layout(snapshot.files)
     superseded = files.superseded if ranking.path_priors and ranking.legacy_versions else None
@@ -496,6 +511,9 @@ def _prior_for(snapshot: Snapshot, query: ParsedQuery, ranking: Ranking, intent:
         return file_prior(query, ranking, named=intent in TOPIC_INTENTS, indexed=snapshot.files.__contains__,
                           text=snapshot.text, rarity=files.rarity if ranking.path_rarity else None,
                           superseded=superseded)
+    if intent == FIND_DEFINITION and ranking.sentence_names and asks_around_a_name(query, intent):
+        return file_prior(query, ranking, named=True, text=snapshot.text,
+                          rarity=files.rarity if ranking.path_rarity else None, superseded=superseded)
     if intent == FIND_DEFINITION:
         return file_prior(query, ranking, named=False, superseded=superseded)
     return prose_prior(query, ranking)

@@ -33,9 +33,18 @@ from fourfold.engine.model.profiles import (
 )
 from fourfold.engine.model.records import Chunk
 from fourfold.engine.model.tokens import last_name
-from fourfold.engine.query.parsedquery import StatedNames, asks_about_tests, parse_query, query_keywords, stated_names
+from fourfold.engine.query.parsedquery import (
+    ParsedQuery,
+    StatedNames,
+    asks_about_tests,
+    parse_query,
+    query_keywords,
+    stated_names,
+)
 from fourfold.engine.query.request import FEATURES, Ranking
 from fourfold.engine.rank.ranking import (
+    FusionFeatures,
+    asks_around_a_name,
     boost_chunks,
     defines,
     file_prior,
@@ -642,6 +651,41 @@ def test_file_agreement_is_for_fused_understanding_questions_with_the_switch_on(
         assert agreement(FIND_DEFINITION) == agreement(FIND_REFERENCES) == 0.0
     finally:
         opened.close()
+
+
+def test_a_name_inside_a_sentence_ranks_its_files_by_the_topic(tmp_path: Path) -> None:
+    """DESIGN §2 rule 8 (`ostream integration for writing to std::ostream`): find_definition, with the topic
+    features of an understanding question (question words in file names, file agreement, copies spread); a
+    question that is the name alone (rule 5) and the switch off keep the plain definition ranking."""
+    root = tmp_path / "repo"
+    (root / "fmt").mkdir(parents=True)
+    (root / "fmt" / "os.h").write_text("namespace fmt {\nclass ostream {\n public:\n  void flush();\n};\n}\n")
+    (root / "fmt" / "ostream.h").write_text(
+        "#include <ostream>\nnamespace fmt {\nvoid print(std::ostream& os, const char* text);\n}\n")
+    opened = Workspace(root, Settings(index_dir=str(tmp_path / "index"), semantic_backend="none"), background=False)
+    try:
+        opened.refresh()
+        snapshot = opened.snapshot()
+        known = lambda name: bool(snapshot.symbols.definitions(name))  # noqa: E731
+        sentence = parse_query("ostream integration for writing to std::ostream", known=known)
+        alone = parse_query("std::ostream", known=known)
+        assert sentence.classification.rule == "8:identifier-in-query" and sentence.intent == FIND_DEFINITION
+        assert alone.intent == FIND_DEFINITION and alone.classification.rule != sentence.classification.rule
+
+        def features(query: ParsedQuery, ranking: Ranking | None = None) -> FusionFeatures:
+            return fusion_features(snapshot, query, ranking or Ranking(), FIND_DEFINITION, direct=False)
+
+        topic, plain, off = features(sentence), features(alone), features(sentence, Ranking(sentence_names=False))
+    finally:
+        opened.close()
+    assert asks_around_a_name(sentence, FIND_DEFINITION) and not asks_around_a_name(alone, FIND_DEFINITION)
+    assert not asks_around_a_name(sentence, UNDERSTAND_CODE)
+    assert topic.agreement == FILE_AGREEMENT and topic.coherence > 0 and topic.copies is not None
+    assert topic.prior is not None and topic.prior("fmt/ostream.h") > topic.prior("fmt/os.h") == 1.0
+    assert topic.names == off.names == {"ostream"}  # the definition is lifted either way
+    for kept in (plain, off):
+        assert kept.agreement == kept.coherence == 0.0 and kept.copies is None
+        assert kept.prior is not None and kept.prior("fmt/ostream.h") == kept.prior("fmt/os.h") == 1.0
 
 
 # --- priors per intent ---------------------------------------------------------------------------
