@@ -177,6 +177,7 @@ class Searcher:
             line_level=features.line_level,
             families=features.families,
             copies=features.copies,
+            twin=features.twin,
         )
 
     def _run(
