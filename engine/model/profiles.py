@@ -227,6 +227,18 @@ COPY_OVERLAP: Final = 0.5
 COPY_MIN_DEFINITIONS: Final = 3
 COPY_PRIOR: Final = 0.5
 COPY_WINDOW: Final = 30
+# ... and a file is a copy of its same-named file in a twin folder listed above it when COPY_OVERLAP of the
+# smaller file's names are the other's (not of both files' names: a flavour may define fewer). Twin folders
+# are siblings that hold mostly the same file names (TWIN_FOLDER_OVERLAP of the two folders' file names in
+# common, Jaccard, at least TWIN_FOLDER_FILES of them): two flavours of one module, as zod's `v4/classic/` and
+# `v4/mini/` (checks, coerce, external, index, iso, parse, schemas: 7 of 10), an async package beside its sync
+# one. Its `schemas.ts` defines 191 names, classic's 262, 111 of them shared (Jaccard 0.33, under COPY_OVERLAP,
+# yet more than half of the smaller file's): the reader who saw one has seen the other. Siblings that only
+# share generic file names (fastapi's `openapi/` and `dependencies/`: `__init__.py`, `models.py`, `utils.py`)
+# define different names; platform folders (libuv's `unix/` and `win/`) mostly hold different files. The
+# same shares and count as for names, set by the same reading, not fitted.
+TWIN_FOLDER_OVERLAP: Final = COPY_OVERLAP
+TWIN_FOLDER_FILES: Final = COPY_MIN_DEFINITIONS
 # Intents for which a stated name's definition is the answer. Not references or impact: there the
 # definition is the one place that is not an answer.
 DEFINITION_INTENTS: Final[frozenset[str]] = frozenset({FIND_DEFINITION, UNDERSTAND_CODE, FIND_SIMILAR, EXACT_MATCH})

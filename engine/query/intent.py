@@ -36,6 +36,7 @@ from ..model.profiles import (
 from ..model.records import Seed
 
 __all__ = [
+    "IN_QUERY_RULE",
     "REGEX_MIN_LENGTH",
     "RULES",
     "Classification",
@@ -88,6 +89,10 @@ class Rule:
 _PHRASES = "phrases"
 # The nouns that say the next (or previous) word is a name: `where is the function tinsert`.
 _KIND_NOUNS_EN = r"(?:function|method|class|struct|interface|trait|type|enum|module|macro|constant|variable)"
+
+# DESIGN §2 rule 8's id: a name inside a longer question (the ranking reads it as a question about a topic,
+# engine/rank/ranking.py `asks_around_a_name`).
+IN_QUERY_RULE = "8:identifier-in-query"
 
 RULES: tuple[Rule, ...] = (
     Rule("1:decl-keyword", FIND_DEFINITION, 0.95, "decl-keyword"),
@@ -239,7 +244,7 @@ RULES: tuple[Rule, ...] = (
     # Last but one (DESIGN §2 rule 8): a name in a question that no phrase claimed. Before the
     # phrase rules it turned "how are tRPC links composed" and "functions similar to parse_header"
     # into definition lookups (measured: find_similar recognised 0 times in 11).
-    Rule("8:identifier-in-query", FIND_DEFINITION, 0.60, "identifier-in-query"),
+    Rule(IN_QUERY_RULE, FIND_DEFINITION, 0.60, "identifier-in-query"),
     Rule("9:fallback", UNDERSTAND_CODE, 0.40, "always"),
 )
 

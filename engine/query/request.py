@@ -37,8 +37,13 @@ class Ranking:
     `file_families` counts, in a file's agreement, the ranks of the files named as its parts
     (`SqlMapper.Async.cs` for `SqlMapper.cs`, `Request+Body.swift` for `Request.swift`);
     `file_copies` lowers, for an understanding question, a file defining mostly the names of one above it;
+    `twin_folders` counts as such a copy a file whose same-named file in a twin folder is above it and
+    defines most of its names (zod's `v4/mini/schemas.ts` below `v4/classic/schemas.ts`; `Layout.twin`);
     `opening_names` counts a question's capitalised first word as a stated name when the index defines
     it (`Content protocol for encoding bodies`; `parsedquery._opening_name`);
+    `sentence_names` ranks the files of a question that writes a name inside a sentence (DESIGN §2 rule 8,
+    `ostream integration for writing to std::ostream`) by the topic features of an understanding question,
+    beside the lift of the name's definition (`ranking.asks_around_a_name`);
     `weights` replaces rows of the DESIGN §3 weight table on fused routes (`bench/fit_weights.py`
     measures alternatives with it; the shipped table is `profiles.WEIGHTS`).
     """
@@ -60,7 +65,9 @@ class Ranking:
     legacy_versions: bool = True
     file_families: bool = True
     file_copies: bool = True
+    twin_folders: bool = True
     opening_names: bool = True
+    sentence_names: bool = True
     binary_vectors: bool = True
     k: int | None = None
     without: frozenset[str] = field(default_factory=frozenset)

@@ -325,22 +325,34 @@ def _family_parts(groups: Mapping[tuple[str, int], list[_Scored]],
     return parts
 
 
-def _spread_copies(results: list[FusedResult], names_of: Callable[[str], frozenset[str]]) -> list[FusedResult]:
+def _spread_copies(results: list[FusedResult], names_of: Callable[[str], frozenset[str]],
+                   twin: Callable[[str, str], bool] | None = None) -> list[FusedResult]:
     """`results` (best first) with each copy of a file listed above it lowered by COPY_PRIOR, best first
     again. A copy defines mostly the same names (COPY_OVERLAP of both files' names, each with at least
-    COPY_MIN_DEFINITIONS): a legacy copy of a module, an async twin of a class. Its `prior` carries the
-    factor, so the score still reads (sum(contributions) + coherence) × prior."""
-    listed: list[frozenset[str]] = []
+    COPY_MIN_DEFINITIONS): a legacy copy of a module, an async twin of a class. With `twin` (`Layout.twin`),
+    the same-named file of a twin folder is a copy when COPY_OVERLAP of the smaller file's names are the
+    other's: zod's `v4/mini/schemas.ts` below `v4/classic/schemas.ts`. Its `prior` carries the factor, so
+    the score still reads (sum(contributions) + coherence) × prior."""
+    listed: list[tuple[str, frozenset[str]]] = []
     spread = list(results)
     for position, result in enumerate(results[:COPY_WINDOW]):
         names = names_of(result.path)
         if len(names) < COPY_MIN_DEFINITIONS:
             continue
-        if any(len(names & other) >= COPY_OVERLAP * len(names | other) for other in listed):
+        if any(_copy_of(result.path, names, path, other, twin) for path, other in listed):
             spread[position] = replace(result, score=result.score * COPY_PRIOR, prior=result.prior * COPY_PRIOR)
-        listed.append(names)
+        listed.append((result.path, names))
     spread.sort(key=lambda r: (-r.score, r.path, r.span))
     return spread
+
+
+def _copy_of(path: str, names: frozenset[str], other_path: str, other: frozenset[str],
+             twin: Callable[[str, str], bool] | None) -> bool:
+    """Whether the file `path` (defining `names`) is a copy of `other_path` (defining `other`), listed above it."""
+    shared = len(names & other)
+    if shared >= COPY_OVERLAP * len(names | other):
+        return True
+    return twin is not None and shared >= COPY_OVERLAP * min(len(names), len(other)) and twin(path, other_path)
 
 
 def _function_shown(items: Sequence[_Scored]) -> _Scored | None:
@@ -384,6 +396,7 @@ def fuse(
     line_level: bool = False,
     families: bool = False,
     copies: Callable[[str], frozenset[str]] | None = None,
+    twin: Callable[[str, str], bool] | None = None,
 ) -> list[FusedResult]:
     """Fuse each modality's ranked hits into one list, best first, one result per file.
 
@@ -402,7 +415,8 @@ def fuse(
     imports, a docstring) at its best function instead, when that scores at least LINE_LEVEL_SHARE of it.
     `families` (with `agreement`) counts in a file's agreement the clusters of the files named as its
     parts (`_family_parts`: `SqlMapper.Async.cs` for `SqlMapper.cs`). `copies` (a file -> the names it
-    defines) lowers a copy of a file listed above it (`_spread_copies`).
+    defines) lowers a copy of a file listed above it (`_spread_copies`), `twin` (two paths -> whether the
+    second is the first's same-named file in a twin folder) with a lower share of names in a twin folder.
     """
     if k < 0:
         raise ValueError(f"RRF k must be >= 0, got {k}")
@@ -423,4 +437,4 @@ def fuse(
         shown = _function_shown(items) if line_level else None
         results.append(_shown_at(result, shown) if shown is not None else result)
     results.sort(key=lambda r: (-r.score, r.path, r.span))
-    return _spread_copies(results, copies) if copies is not None else results
+    return _spread_copies(results, copies, twin) if copies is not None else results

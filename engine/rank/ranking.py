@@ -51,11 +51,14 @@ from ..model.profiles import (
     SAID_TEXT_MIN_WORDS,
     TEST_PRIOR,
     TOPIC_INTENTS,
+    TWIN_FOLDER_FILES,
+    TWIN_FOLDER_OVERLAP,
     TYPE_STUB_PRIOR,
     UNDERSTANDING_INTENTS,
 )
 from ..model.records import Chunk, Hit
 from ..model.tokens import ENGLISH_STOP_WORDS, last_name, split_identifier, stem, with_abbreviations
+from ..query.intent import IN_QUERY_RULE
 from ..query.parsedquery import (
     ParsedQuery,
     StatedNames,
@@ -72,6 +75,7 @@ if TYPE_CHECKING:
 __all__ = [
     "FusionFeatures",
     "Layout",
+    "asks_around_a_name",
     "boost_chunks",
     "defines",
     "defining_paths",
@@ -199,6 +203,10 @@ class Layout:
     `superseded(path)`: the version folder (`v3`) a path lies in when a sibling folder of a later version
     (`v4`) sits beside it: a library that keeps its previous major version for compatibility (zod's
     `v3/` beside `v4/`) answers with the current one unless the question names the old (LEGACY_VERSION).
+
+    `twin(path, other)`: whether `other` is the file of the same name in a twin of `path`'s folder, a
+    sibling folder holding mostly the same file names (TWIN_FOLDER_OVERLAP, TWIN_FOLDER_FILES): zod's
+    `v4/classic/schemas.ts` and `v4/mini/schemas.ts`, two flavours of one module.
     """
 
     def __init__(self, paths: Iterable[str]) -> None:
@@ -224,6 +232,8 @@ class Layout:
         self._parts = sorted(files)
         self._latest = {parent: max(found) for parent, found in versions.items() if len(found) > 1}
         self._rarity: dict[str, float] = {}
+        self._folders: dict[str, frozenset[str]] | None = None  # folder -> its file names, built on first use
+        self._twins: dict[tuple[str, str], bool] = {}
 
     def files_saying(self, word: str) -> int:
         """How many files have a stem word equal to `word` or sharing a 3+ letter prefix with it."""
@@ -246,6 +256,30 @@ class Layout:
                 else max(0.0, math.log(self.count / saying) / math.log(self.count))
             self._rarity[word] = known
         return known
+
+    def twin(self, path: str, other: str) -> bool:
+        folder, _, name = path.rpartition("/")
+        other_folder, _, other_name = other.rpartition("/")
+        if name != other_name or folder == other_folder or not folder or not other_folder \
+                or folder.rpartition("/")[0] != other_folder.rpartition("/")[0]:
+            return False
+        key = (folder, other_folder) if folder < other_folder else (other_folder, folder)
+        known = self._twins.get(key)
+        if known is None:
+            folders = self._folders if self._folders is not None else self._file_names()
+            mine, theirs = folders.get(folder, frozenset()), folders.get(other_folder, frozenset())
+            shared = len(mine & theirs)
+            known = shared >= TWIN_FOLDER_FILES and shared >= TWIN_FOLDER_OVERLAP * len(mine | theirs)
+            self._twins[key] = known
+        return known
+
+    def _file_names(self) -> dict[str, frozenset[str]]:
+        names: dict[str, set[str]] = {}
+        for path in self.paths:
+            folder, _, name = path.rpartition("/")
+            names.setdefault(folder, set()).add(name)
+        self._folders = {folder: frozenset(found) for folder, found in names.items()}
+        return self._folders
 
     def superseded(self, path: str) -> str | None:
         if not self._latest:
@@ -423,7 +457,8 @@ class FusionFeatures:
     file-level RRF score (its best rank per retriever over all its chunks), with `families` over its
     parts' chunks too (`SqlMapper.Async.cs` for `SqlMapper.cs`); `line_level` whether a file whose best
     chunk is its head is shown at its best function; `copies` the names a file defines, by which a copy
-    of a file listed above it is lowered (fusion's `_spread_copies`).
+    of a file listed above it is lowered (fusion's `_spread_copies`), `twin` whether a file is the same-named
+    file of another in a twin folder (`Layout.twin`), which makes a lower share of its names a copy.
     """
 
     centrality: Callable[[Hit], float]
@@ -437,6 +472,7 @@ class FusionFeatures:
     line_level: bool
     families: bool = False
     copies: Callable[[str], frozenset[str]] | None = None
+    twin: Callable[[str, str], bool] | None = None
 
 
 def fusion_features(snapshot: Snapshot, query: ParsedQuery, ranking: Ranking, intent: str,
@@ -445,11 +481,12 @@ def fusion_features(snapshot: Snapshot, query: ParsedQuery, ranking: Ranking, in
     fusion (DESIGN §4): the retriever's own order stands, unboosted, with no file-level agreement (one
     retriever agrees with nobody); path priors and the file spread still apply."""
     understanding = intent in UNDERSTANDING_INTENTS
-    topical = intent in TOPIC_INTENTS
+    topical = intent in TOPIC_INTENTS or (ranking.sentence_names and asks_around_a_name(query, intent))
     stated = query.stated
     names = stated.all if not direct and ranking.definitions and intent in DEFINITION_INTENTS else frozenset()
     generic = generic_names(stated.embedded - stated.whole, lambda name: defining_paths(snapshot, name)) \
         if names and stated.embedded else frozenset()
+    spread = topical and not direct and ranking.file_copies
     return FusionFeatures(
         centrality=(lambda hit: snapshot.graph.centrality_of(hit.path, hit.symbol)) if not direct and ranking.centrality
         else _flat,
@@ -462,8 +499,21 @@ def fusion_features(snapshot: Snapshot, query: ParsedQuery, ranking: Ranking, in
         agreement=FILE_AGREEMENT if topical and not direct and ranking.file_agreement else 0.0,
         line_level=topical,
         families=ranking.file_families,
-        copies=(lambda path: defined_names(snapshot, path)) if topical and not direct and ranking.file_copies else None,
+        copies=(lambda path: defined_names(snapshot, path)) if spread else None,
+        twin=layout(snapshot.files).twin if spread and ranking.twin_folders else None,
     )
+
+
+def asks_around_a_name(query: ParsedQuery, intent: str) -> bool:
+    """Whether a definition question writes its name inside a sentence (DESIGN §2 rule 8): `ostream
+    integration for writing to std::ostream`, `z.record and z.map schema builders for key-value types`.
+    Such a question asks about the topic around the name as much as for its definition: the file the
+    topic lives in (`ostream.h`, `args.h` for "fmt::arg named arguments") is the answer as often as the
+    one place the name is defined, and the name's definition is still lifted (FUSED_DEFINITION_BOOST).
+    So its files are ranked as an understanding question's are: the question's words in file names, file
+    coherence and agreement, copies spread (TOPIC_INTENTS' features), with the weights of find_definition
+    (DESIGN §3). Not a question that is the name alone (rule 5), nor an issue's pinned part."""
+    return intent == FIND_DEFINITION and query.classification.rule == IN_QUERY_RULE
 
 
 def said_in_passing(keywords: frozenset[str], path: str, text: str) -> bool:
@@ -488,7 +538,8 @@ def _prior_for(snapshot: Snapshot, query: ParsedQuery, ranking: Ranking, intent:
     """What a file's path says, per intent. An understanding question gets every path prior and the
     lift of the words it names. A definition question gets the path priors without the words, and
     without the header-beside-source rule: a C++ class is defined in its header. When its name is
-    not found (`z.record` is a method no symbol names), the tests that call it must not lead. The
+    not found (`z.record` is a method no symbol names), the tests that call it must not lead. One that
+    writes its name inside a sentence (`asks_around_a_name`) gets the lift of the words too. The
     other intents lower only prose: a reference or a line in a test is as much an answer as any."""
     files = layout(snapshot.files)
     superseded = files.superseded if ranking.path_priors and ranking.legacy_versions else None
@@ -496,6 +547,9 @@ def _prior_for(snapshot: Snapshot, query: ParsedQuery, ranking: Ranking, intent:
         return file_prior(query, ranking, named=intent in TOPIC_INTENTS, indexed=snapshot.files.__contains__,
                           text=snapshot.text, rarity=files.rarity if ranking.path_rarity else None,
                           superseded=superseded)
+    if intent == FIND_DEFINITION and ranking.sentence_names and asks_around_a_name(query, intent):
+        return file_prior(query, ranking, named=True, text=snapshot.text,
+                          rarity=files.rarity if ranking.path_rarity else None, superseded=superseded)
     if intent == FIND_DEFINITION:
         return file_prior(query, ranking, named=False, superseded=superseded)
     return prose_prior(query, ranking)

@@ -25,7 +25,7 @@ from ..model.profiles import (
     UNDERSTAND_CODE,
 )
 from ..model.records import Hit, Seed
-from ..query.intent import RULES, Classification, classify, is_identifier, pin
+from ..query.intent import IN_QUERY_RULE, RULES, Classification, classify, is_identifier, pin
 from ..query.parsedquery import ParsedQuery, named_file, parse_query
 from ..query.request import Ranking, SearchRequest
 from ..rank.fusion import FusedResult, fuse
@@ -40,9 +40,8 @@ from .decompose import respond, should_decompose
 
 log = logging.getLogger(__name__)
 
-# DESIGN §2 rule 8 (a name inside a longer question) and rule 9, the fallback it gives way to when
-# the name is generic.
-IDENTIFIER_IN_QUERY_RULE = "8:identifier-in-query"
+# DESIGN §2 rule 9, the fallback rule 8 (IN_QUERY_RULE, a name inside a longer question) gives way to
+# when the name is generic.
 FALLBACK = RULES[-1]
 class Searcher:
     """Runs requests against snapshots with a set of retrievers (one callable per modality).
@@ -178,6 +177,7 @@ class Searcher:
             line_level=features.line_level,
             families=features.families,
             copies=features.copies,
+            twin=features.twin,
         )
 
     def _run(
@@ -248,7 +248,7 @@ def _unless_generic(snapshot: Snapshot, classification: Classification) -> Class
     none of them the answer, so it is the question rule 9 reads (a generic name, `generic_names`),
     unless a file is named after it."""
     target = classification.target
-    if classification.rule != IDENTIFIER_IN_QUERY_RULE or not target:
+    if classification.rule != IN_QUERY_RULE or not target:
         return classification
     paths = defining_paths(snapshot, target)
     if not generic_names([target], lambda _: paths) or any(named_file(path, target) for path in paths):

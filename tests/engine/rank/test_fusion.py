@@ -611,3 +611,37 @@ def test_a_file_with_too_few_definitions_is_no_copy() -> None:
     few = {"fields.py": frozenset({"Field", "x"}), "v1/fields.py": frozenset({"Field", "x"})}
     spread = fuse(_copies_ranked(), {"semantic": 1.0}, 10, _flat, copies=lambda path: few.get(path, frozenset()))
     assert spread == fuse(_copies_ranked(), {"semantic": 1.0}, 10, _flat)
+
+
+# A flavour of a module in a twin folder (zod's `v4/classic/` and `v4/mini/`): the smaller file repeats most of
+# the bigger one's names, yet under half of both files' names together.
+TWINS = {"classic/schemas.ts": frozenset({"string", "number", "union", "ZodString", "ZodNumber", "ZodUnion"}),
+         "mini/schemas.ts": frozenset({"string", "number", "union", "ZodMiniString"}),  # 3 of its 4, 3 of 7 in all
+         "core/api.ts": frozenset({"_string", "_number", "_union"})}
+
+
+def _twins_ranked() -> dict[str, list[Hit]]:
+    return {"semantic": [_hit("classic/schemas.ts", 0, 5, "string", "function"),
+                         _hit("mini/schemas.ts", 0, 5, "string", "function"),
+                         _hit("core/api.ts", 0, 5, "_string", "function")]}
+
+
+def _is_twin(path: str, other: str) -> bool:
+    return {path, other} == {"classic/schemas.ts", "mini/schemas.ts"}
+
+
+def test_a_file_repeating_most_names_of_its_twin_above_it_is_a_copy() -> None:
+    def names(path: str) -> frozenset[str]:
+        return TWINS.get(path, frozenset())
+
+    plain = fuse(_twins_ranked(), {"semantic": 1.0}, 10, _flat, copies=names)
+    twinned = fuse(_twins_ranked(), {"semantic": 1.0}, 10, _flat, copies=names, twin=_is_twin)
+    assert [r.path for r in plain] == ["classic/schemas.ts", "mini/schemas.ts", "core/api.ts"]  # Jaccard 3/7
+    assert [r.path for r in twinned] == ["classic/schemas.ts", "core/api.ts", "mini/schemas.ts"]
+    assert {r.path: r.prior for r in twinned}["mini/schemas.ts"] == _approx(COPY_PRIOR)
+    unrelated = fuse(_twins_ranked(), {"semantic": 1.0}, 10, _flat, copies=names, twin=lambda path, other: False)
+    assert unrelated == plain  # the same share of names outside a twin folder is no copy
+    fewer = {**TWINS, "mini/schemas.ts": frozenset({"string", "ZodMiniString", "ZodMiniNumber", "ZodMiniUnion"})}
+    apart = fuse(_twins_ranked(), {"semantic": 1.0}, 10, _flat, copies=lambda path: fewer.get(path, frozenset()),
+                 twin=_is_twin)
+    assert [r.path for r in apart] == [r.path for r in plain]  # one name of four in the twin: no copy

@@ -12,6 +12,7 @@ from fourfold.engine import Settings, Workspace
 from fourfold.engine.index.structure import parse_file
 from fourfold.engine.model.profiles import (
     COMPAT_PRIOR,
+    COPY_OVERLAP,
     DEFINITION_BOOST,
     DOC_PRIOR,
     EMBEDDED_NAME_SCALE,
@@ -31,11 +32,21 @@ from fourfold.engine.model.profiles import (
     TYPE_STUB_PRIOR,
     UNDERSTAND_CODE,
 )
-from fourfold.engine.model.records import Chunk
+from fourfold.engine.model.records import Chunk, Hit, Span
 from fourfold.engine.model.tokens import last_name
-from fourfold.engine.query.parsedquery import StatedNames, asks_about_tests, parse_query, query_keywords, stated_names
+from fourfold.engine.query.parsedquery import (
+    ParsedQuery,
+    StatedNames,
+    asks_about_tests,
+    parse_query,
+    query_keywords,
+    stated_names,
+)
 from fourfold.engine.query.request import FEATURES, Ranking
+from fourfold.engine.rank.fusion import fuse
 from fourfold.engine.rank.ranking import (
+    FusionFeatures,
+    asks_around_a_name,
     boost_chunks,
     defines,
     file_prior,
@@ -644,6 +655,41 @@ def test_file_agreement_is_for_fused_understanding_questions_with_the_switch_on(
         opened.close()
 
 
+def test_a_name_inside_a_sentence_ranks_its_files_by_the_topic(tmp_path: Path) -> None:
+    """DESIGN §2 rule 8 (`ostream integration for writing to std::ostream`): find_definition, with the topic
+    features of an understanding question (question words in file names, file agreement, copies spread); a
+    question that is the name alone (rule 5) and the switch off keep the plain definition ranking."""
+    root = tmp_path / "repo"
+    (root / "fmt").mkdir(parents=True)
+    (root / "fmt" / "os.h").write_text("namespace fmt {\nclass ostream {\n public:\n  void flush();\n};\n}\n")
+    (root / "fmt" / "ostream.h").write_text(
+        "#include <ostream>\nnamespace fmt {\nvoid print(std::ostream& os, const char* text);\n}\n")
+    opened = Workspace(root, Settings(index_dir=str(tmp_path / "index"), semantic_backend="none"), background=False)
+    try:
+        opened.refresh()
+        snapshot = opened.snapshot()
+        known = lambda name: bool(snapshot.symbols.definitions(name))  # noqa: E731
+        sentence = parse_query("ostream integration for writing to std::ostream", known=known)
+        alone = parse_query("std::ostream", known=known)
+        assert sentence.classification.rule == "8:identifier-in-query" and sentence.intent == FIND_DEFINITION
+        assert alone.intent == FIND_DEFINITION and alone.classification.rule != sentence.classification.rule
+
+        def features(query: ParsedQuery, ranking: Ranking | None = None) -> FusionFeatures:
+            return fusion_features(snapshot, query, ranking or Ranking(), FIND_DEFINITION, direct=False)
+
+        topic, plain, off = features(sentence), features(alone), features(sentence, Ranking(sentence_names=False))
+    finally:
+        opened.close()
+    assert asks_around_a_name(sentence, FIND_DEFINITION) and not asks_around_a_name(alone, FIND_DEFINITION)
+    assert not asks_around_a_name(sentence, UNDERSTAND_CODE)
+    assert topic.agreement == FILE_AGREEMENT and topic.coherence > 0 and topic.copies is not None
+    assert topic.prior is not None and topic.prior("fmt/ostream.h") > topic.prior("fmt/os.h") == 1.0
+    assert topic.names == off.names == {"ostream"}  # the definition is lifted either way
+    for kept in (plain, off):
+        assert kept.agreement == kept.coherence == 0.0 and kept.copies is None
+        assert kept.prior is not None and kept.prior("fmt/ostream.h") == kept.prior("fmt/os.h") == 1.0
+
+
 # --- priors per intent ---------------------------------------------------------------------------
 
 
@@ -754,3 +800,71 @@ def test_a_layout_is_built_once_for_the_same_paths_and_again_for_new_ones() -> N
     assert layout(grown).superseded("zod/v4/types.ts") == "v4"
     assert layout(first).superseded("zod/v4/types.ts") is None
     assert layout(grown).files_saying("types") == 3
+
+
+# Two flavours of one module in sibling folders (zod's `v4/classic/` and `v4/mini/`), the core they share, and
+# two folders that share only generic file names (fastapi's `openapi/` and `dependencies/`).
+FLAVOURS = [f"src/v4/{flavour}/{name}.ts" for flavour in ("classic", "mini")
+            for name in ("checks", "coerce", "index", "parse", "schemas")] + [
+    "src/v4/classic/compat.ts", "src/v4/core/api.ts", "src/v4/core/schemas.ts", "src/v4/core/util.ts",
+    "src/schemas.ts", "lib/classic/schemas.ts", "lib/classic/index.ts", "lib/classic/parse.ts",
+    "app/openapi/__init__.py", "app/openapi/utils.py", "app/openapi/models.py", "app/openapi/docs.py",
+    "app/dependencies/__init__.py", "app/dependencies/utils.py", "app/dependencies/models.py"]
+
+
+@pytest.mark.parametrize(
+    ("path", "other", "twin"),
+    [
+        ("src/v4/mini/schemas.ts", "src/v4/classic/schemas.ts", True),  # 5 of 6 file names in common
+        ("src/v4/classic/schemas.ts", "src/v4/mini/schemas.ts", True),
+        ("src/v4/core/schemas.ts", "src/v4/classic/schemas.ts", False),  # core holds other files
+        ("src/v4/mini/parse.ts", "src/v4/classic/schemas.ts", False),  # another name
+        ("src/schemas.ts", "src/v4/classic/schemas.ts", False),  # not siblings
+        ("lib/classic/schemas.ts", "src/v4/classic/schemas.ts", False),
+        ("src/v4/mini/schemas.ts", "src/v4/mini/schemas.ts", False),
+        ("app/dependencies/utils.py", "app/openapi/utils.py", True),  # generic names: the names decide (fusion)
+    ],
+)
+def test_a_sibling_folder_holding_mostly_the_same_file_names_is_a_twin(path: str, other: str, twin: bool) -> None:
+    assert layout({p: None for p in FLAVOURS}).twin(path, other) is twin
+
+
+def test_a_flavour_in_a_twin_folder_is_spread_below_its_twin(tmp_path: Path) -> None:
+    """Real files: mini's `schemas.ts` repeats most of classic's names under other class names (Jaccard under
+    COPY_OVERLAP), so only the twin folders make it a copy, and core's `api.ts` takes its place."""
+    root = tmp_path / "repo"
+    functions = ("string", "number", "union", "optional", "record")
+    for flavour, prefix in (("classic", "Zod"), ("mini", "ZodMini")):
+        folder = root / "v4" / flavour
+        folder.mkdir(parents=True)
+        for name in ("checks", "index", "parse"):
+            (folder / f"{name}.ts").write_text(f"export const {flavour}_{name} = 1;\n")
+        classes = "".join(f"export class {prefix}{fn.title()} {{ kind = '{fn}'; }}\n" for fn in functions)
+        extra = "".join(f"export class {prefix}{fn.title()}Extra {{}}\n" for fn in functions) if flavour == "classic" \
+            else ""
+        calls = "".join(f"export function {fn}(params) {{ return new {prefix}{fn.title()}(params); }}\n"
+                        for fn in functions)
+        (folder / "schemas.ts").write_text(classes + extra + calls)
+    (root / "v4" / "core").mkdir()
+    (root / "v4" / "core" / "api.ts").write_text(
+        "".join(f"export function _{fn}(Class, params) {{ return new Class(params); }}\n" for fn in functions))
+    opened = Workspace(root, Settings(index_dir=str(tmp_path / "index"), semantic_backend="none"), background=False)
+    try:
+        opened.refresh()
+        snapshot, query = opened.snapshot(), parse_query("union schema types")
+        features = fusion_features(snapshot, query, Ranking(), UNDERSTAND_CODE, direct=False)
+        off = fusion_features(snapshot, query, Ranking(twin_folders=False), UNDERSTAND_CODE, direct=False)
+        assert features.copies is not None and features.twin is not None and off.twin is None
+        classic, mini = features.copies("v4/classic/schemas.ts"), features.copies("v4/mini/schemas.ts")
+        assert len(classic & mini) == len(functions) < COPY_OVERLAP * len(classic | mini)  # no copy by names alone
+        ranked = {"semantic": [Hit(path, Span(0, 0, 1, 0), 1.0, "union", "function", "", "typescript")
+                               for path in ("v4/classic/schemas.ts", "v4/mini/schemas.ts", "v4/core/api.ts")]}
+
+        def order(chosen: FusionFeatures) -> list[str]:
+            return [r.path for r in fuse(ranked, {"semantic": 1.0}, 10, lambda hit: 0.0, copies=chosen.copies,
+                                         twin=chosen.twin)]
+
+        assert order(features) == ["v4/classic/schemas.ts", "v4/core/api.ts", "v4/mini/schemas.ts"]
+        assert order(off) == ["v4/classic/schemas.ts", "v4/mini/schemas.ts", "v4/core/api.ts"]
+    finally:
+        opened.close()
