@@ -6,7 +6,8 @@ functions, methods and classes inside the first few of them by what the issue sa
 
 - `frame`: a traceback frame names it (the function of a `File "…", line N, in f` line in that file);
 - `named`: the issue states its name (backticked or a traceback's function: strongly; a code-shaped
-  word of the prose: less; a call in a code block: least), or the name of its class;
+  word of the prose: less; a call in a code block: least), or the name of its class (half); a stated
+  class's own lines (header, docstring, attributes) count FUNCTION_CLASS_NAMED of its statement;
 - `calls`: it calls or uses a name the issue states (the path a failing call takes goes through it);
 - `called`: a function the issue names outright (backticked, a code-shaped word of the prose, a frame's
   function) calls or uses it: one step down from the entry point the reporter used (`iter_content` ->
@@ -40,6 +41,7 @@ from ..model.profiles import (
     FUNCTION_BM25_B,
     FUNCTION_BM25_K1,
     FUNCTION_CALLER_STRENGTH,
+    FUNCTION_CLASS_NAMED,
     FUNCTION_FILE_POWER,
     FUNCTION_FILES,
     FUNCTION_FLOOR,
@@ -199,7 +201,10 @@ def candidates(
         for index, symbol in enumerate(defined):
             own, tokens = own_lines[index]
             container = (symbol.qualified or symbol.name).rsplit(".", 1)[0] if "." in (symbol.qualified or "") else ""
-            named = max(evidence.names.get(symbol.name, 0.0), 0.5 * evidence.names.get(container, 0.0))
+            # a stated class is where its behaviour lives: its methods (half), its header's own lines at
+            # FUNCTION_CLASS_NAMED of it (profiles.py)
+            stated = evidence.names.get(symbol.name, 0.0) * (FUNCTION_CLASS_NAMED if symbol.kind == "class" else 1.0)
+            named = max(stated, 0.5 * evidence.names.get(container, 0.0))
             features = {
                 "frame": 1.0 if symbol.name in framed else 0.0,
                 "named": named,

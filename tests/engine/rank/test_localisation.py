@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from fourfold.engine.index.structure import parse_file
+from fourfold.engine.model.profiles import FUNCTION_CLASS_NAMED
 from fourfold.engine.model.records import ParsedFile, Span
 from fourfold.engine.rank.fusion import FusedResult
 from fourfold.engine.rank.localisation import (
@@ -86,8 +87,19 @@ def test_a_stated_name_and_its_class() -> None:
     ranked = _ranked(Evidence(names={"format": 1.0}))
     assert ranked[0] == "pkg/core.py::Writer.format"
     by_class = _ranked(Evidence(names={"Writer": 1.0}))
-    assert by_class[0] == "pkg/core.py::Writer"  # the class itself, then its methods (half)
-    assert set(by_class[1:3]) == {"pkg/core.py::Writer.write", "pkg/core.py::Writer.format"}
+    # its methods (half the statement each) before the class's own lines, its header and attributes
+    assert set(by_class[:2]) == {"pkg/core.py::Writer.write", "pkg/core.py::Writer.format"}
+    assert by_class.index("pkg/core.py::Writer") > 1
+
+
+def test_a_stated_class_header_counts_a_share_of_its_statement() -> None:
+    found = candidates([_file("pkg/core.py", 1.0)], {}, _parsed, FILES.get, Evidence(names={"Writer": 1.0}))
+    named = {c.symbol.qualified or c.symbol.name: c.features["named"] for c in found}
+    assert named["Writer"] == FUNCTION_CLASS_NAMED
+    assert named["Writer.write"] == named["Writer.format"] == 0.5
+    # a function of that name is stated in full: only a class's own lines are a share
+    assert {c.symbol.name: c.features["named"] for c in candidates(
+        [_file("pkg/registry.py", 1.0)], {}, _parsed, FILES.get, Evidence(names={"dispatch": 1.0}))}["dispatch"] == 1.0
 
 
 def test_a_literal_counts_in_the_function_that_says_it() -> None:
