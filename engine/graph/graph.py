@@ -52,6 +52,7 @@ from .stored import (
     mapped_imports,
     mapped_nodes,
     mapped_specs,
+    rank_check,
     sorted_strings,
     string_arrays,
 )
@@ -309,6 +310,9 @@ class CodeGraph:
         """
         graph = cls.deferred(files, rank, **options)
         graph._mapped = stored
+        assert graph._rank is not None
+        if stored.ranks(graph._rank.scores):
+            graph._rank.index = stored.rank_positions()  # the graph's hash table, not a bisect of the ranking's ids
         # Read-only views standing in for the dicts the queries read; nothing writes to them: every edit
         # builds the graph in memory first (`_materialize`), which puts real dicts back.
         graph._graph = cast(Adjacency, MappedAdjacency(stored))
@@ -1182,11 +1186,9 @@ def _stored_arrays(graph: CodeGraph) -> dict[str, np.ndarray]:
     path_id = {path: at for at, path in enumerate(paths)}
     pool = StringPool()
     arrays: dict[str, np.ndarray] = {"format": np.array([GRAPH_FORMAT], dtype=np.int32)}
-    arrays |= string_arrays("node", names)
-    encoded = [name.encode("utf-8", "surrogatepass") for name in names]
-    arrays["node_order"] = np.array(sorted(range(len(names)), key=encoded.__getitem__), dtype=np.int32)
+    arrays |= string_arrays("node", names, lookup=True)
     arrays["node_path"] = np.array([-1 if path is None else path_id[path] for path in node_paths], dtype=np.int32)
-    arrays |= string_arrays("path", paths)
+    arrays |= string_arrays("path", paths, lookup=True)
     evidence: list[tuple[int, ...]] = []
     evidence_ptr = [0]
     for outgoing, side in ((True, "succ"), (False, "pred")):
@@ -1227,4 +1229,8 @@ def _stored_arrays(graph: CodeGraph) -> dict[str, np.ndarray]:
     for name, index in (("defs", graph._defs), ("qualified", graph._qualified), ("words", graph._words)):
         arrays |= index_arrays(name, index, at_name)
     arrays |= string_arrays("pool", pool.items)
+    rank = graph._ranking()
+    ranked = {node: at for at, node in enumerate(rank.nodes)}
+    arrays["rank_position"] = np.array([ranked.get(name, -1) for name in names], dtype=np.int32)
+    arrays["rank_check"] = np.array([rank_check(rank.scores)], dtype=np.uint64)
     return arrays

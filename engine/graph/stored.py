@@ -7,8 +7,8 @@ queries read (who calls, what it calls, impact, siblings, related, name resoluti
 CLI process maps it and answers from its pages; nothing is decoded until a query touches it.
 
 What it holds (every array read with `np.frombuffer` from the mapping, `mapped.write_arrays`):
-  - nodes: node ids (UTF-8, `StoredStrings`) in the graph's node order, their sorted order (a node is
-    found by bisecting it), the path each is in (an index into `paths`, -1 for a node only an edge named);
+  - nodes: node ids (newline-joined UTF-8, `StoredStrings`) in the graph's node order, a hash table that
+    finds one (`_Lookup`), the path each is in (an index into `paths`, -1 for a node only an edge named);
   - edges: successors and predecessors in CSR form, both in the graph's edge order (networkx's: the
     order edges were first added), with each edge's kind; the successor side also says where each edge's
     evidence starts;
@@ -27,16 +27,16 @@ still holds. An edit builds the graph in memory from the rows first, as a deferr
 
 from __future__ import annotations
 
-import bisect
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
+import xxhash
 
 from ..model.records import Reference, Span, Symbol
 from ..model.strings import StoredStrings
 
-__all__ = ["GRAPH_FORMAT", "DamagedGraph", "StoredGraph", "StringPool", "sorted_strings"]
+__all__ = ["GRAPH_FORMAT", "DamagedGraph", "StoredGraph", "StringPool", "rank_check", "sorted_strings"]
 
 # The layout's version, kept in the file: one written by another layout is refused and built again.
 GRAPH_FORMAT = 1
@@ -47,6 +47,9 @@ _SYMBOL, _TOP_LEVEL = 1, 2  # bits of `flags`
 _EVIDENCE_COLUMNS = 7
 # Files whose uses a restart keeps grouped by name after reading them for call sites (a query reads a few).
 REFS_CACHED = 64
+# Strings a lookup table remembers the position of (emptied when full): one query asks about the same few
+# hundred nodes again and again (a definition's file, home and centrality), each a hash and a string read.
+LOOKUPS_CACHED = 1 << 14
 
 
 class DamagedGraph(ValueError):
@@ -58,11 +61,25 @@ def _encoded(text: str) -> bytes:
 
 
 def _strings(items: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-    """(UTF-8 buffer, starts) for `StoredStrings(buffer, starts)`."""
+    """(UTF-8 buffer, starts) for `StoredStrings(buffer, starts, gap=1)`: newline-joined, as the stored
+    centrality keeps its node ids (so a graph can tell whether it lists its nodes in the ranking's order)."""
     encoded = [_encoded(item) for item in items]
     starts = np.zeros(len(encoded) + 1, dtype=np.int64)
-    np.cumsum([len(item) for item in encoded], out=starts[1:])
-    return np.frombuffer(b"".join(encoded), dtype=np.uint8).copy(), starts
+    np.cumsum([len(item) + 1 for item in encoded], out=starts[1:])
+    return np.frombuffer(b"\n".join(encoded), dtype=np.uint8).copy(), starts
+
+
+def _hashed(items: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """(sorted 64-bit hashes of the strings' UTF-8, the position of each) for `_Lookup`."""
+    hashes = np.fromiter((xxhash.xxh3_64_intdigest(_encoded(item)) for item in items), dtype=np.uint64,
+                         count=len(items))
+    order = np.argsort(hashes, kind="stable").astype(np.int32)
+    return hashes[order], order
+
+
+def rank_check(scores: np.ndarray) -> int:
+    """What tells a ranking from another: a hash of its scores' bytes."""
+    return xxhash.xxh3_64_intdigest(np.ascontiguousarray(scores, dtype=np.float64).tobytes())
 
 
 def sorted_strings(items: Iterable[str]) -> list[str]:
@@ -102,15 +119,21 @@ def index_arrays(prefix: str, index: Mapping[str, str | set[str]],
     """A name index (key -> node, or the set of them) as sorted keys and CSR node positions."""
     keys = sorted_strings(index)
     text, starts = _strings(keys)
+    hashes, order = _hashed(keys)
     rows = ([position[found]] if isinstance(found, str) else sorted(position[node] for node in found)
             for found in (index[key] for key in keys))
     ptr, values = _csr(rows, len(keys))
-    return {f"{prefix}_text": text, f"{prefix}_starts": starts, f"{prefix}_ptr": ptr, f"{prefix}_nodes": values}
+    return {f"{prefix}_text": text, f"{prefix}_starts": starts, f"{prefix}_hash": hashes, f"{prefix}_order": order,
+            f"{prefix}_ptr": ptr, f"{prefix}_nodes": values}
 
 
-def string_arrays(prefix: str, items: Sequence[str]) -> dict[str, np.ndarray]:
+def string_arrays(prefix: str, items: Sequence[str], *, lookup: bool = False) -> dict[str, np.ndarray]:
+    """Stored strings, and with `lookup` the hash table that finds one (`_Lookup`)."""
     text, starts = _strings(items)
-    return {f"{prefix}_text": text, f"{prefix}_starts": starts}
+    arrays = {f"{prefix}_text": text, f"{prefix}_starts": starts}
+    if lookup:
+        arrays[f"{prefix}_hash"], arrays[f"{prefix}_order"] = _hashed(items)
+    return arrays
 
 
 def csr_arrays(prefix: str, rows: Iterable[Sequence[int]], count: int) -> dict[str, np.ndarray]:
@@ -118,25 +141,42 @@ def csr_arrays(prefix: str, rows: Iterable[Sequence[int]], count: int) -> dict[s
     return {f"{prefix}_ptr": ptr, f"{prefix}_values": values}
 
 
-class _Raw(Sequence[bytes]):
-    """The UTF-8 bytes of stored strings, in their stored order or in `order` (what `bisect` compares)."""
+class _Lookup:
+    """A string's position among stored strings: a binary search of its 64-bit hash over the sorted hashes
+    (in numpy), then a read of the string to confirm it (a bisect over the strings themselves read ~16 of
+    them per lookup in Python, most of what a mapped graph's queries cost)."""
 
-    def __init__(self, strings: StoredStrings, order: np.ndarray | None = None) -> None:
-        self._strings = strings
-        self._order = order
+    def __init__(self, strings: StoredStrings, hashes: np.ndarray, order: np.ndarray, what: str) -> None:
+        size = len(strings)
+        if not (hashes.dtype == np.uint64 and hashes.shape == (size,) and order.dtype == np.int32
+                and order.shape == (size,) and bool((hashes[1:] >= hashes[:-1]).all())
+                and (not size or bool((np.bincount(order, minlength=size) == 1).all()))):
+            raise ValueError(f"{what} lookup does not fit its strings")
+        self._strings, self._hashes, self._order = strings, hashes, order
+        self._cached: dict[str, int] = {}
 
-    def __len__(self) -> int:
-        return len(self._strings)
+    def find(self, text: object) -> int:
+        """The position of `text`, or -1."""
+        if not isinstance(text, str):
+            return -1
+        found = self._cached.get(text)
+        if found is not None:
+            return found
+        key = _encoded(text)
+        digest = xxhash.xxh3_64_intdigest(key)
+        at, found = int(np.searchsorted(self._hashes, np.uint64(digest))), -1
+        while at < self._hashes.size and int(self._hashes[at]) == digest:
+            if self._strings.raw(int(self._order[at])) == key:
+                found = int(self._order[at])
+                break
+            at += 1
+        self.remember(text, found)
+        return found
 
-    def __getitem__(self, index: Any) -> Any:
-        return self._strings.raw(index if self._order is None else int(self._order[index]))
-
-
-def _find(raw: _Raw, text: str) -> int:
-    """Where `text` is among sorted stored strings, or -1."""
-    key = _encoded(text)
-    at = bisect.bisect_left(raw, key)
-    return at if at < len(raw) and raw[at] == key else -1
+    def remember(self, text: str, at: int) -> None:
+        if len(self._cached) >= LOOKUPS_CACHED:
+            self._cached.clear()
+        self._cached[text] = at
 
 
 def _fits_csr(ptr: np.ndarray, values: np.ndarray, rows: int, bound: int) -> bool:
@@ -158,23 +198,22 @@ class StoredGraph:
     def _open(self, arrays: Mapping[str, np.ndarray]) -> None:
         if arrays["format"].tolist() != [GRAPH_FORMAT]:
             raise ValueError(f"layout {arrays['format'].tolist()} is not {GRAPH_FORMAT}")
-        self.nodes = StoredStrings(arrays["node_text"], arrays["node_starts"], what="stored graph nodes")
-        self.paths = StoredStrings(arrays["path_text"], arrays["path_starts"], what="stored graph paths")
-        self.pool = StoredStrings(arrays["pool_text"], arrays["pool_starts"], what="stored graph names")
+        self.nodes = StoredStrings(arrays["node_text"], arrays["node_starts"], gap=1, what="stored graph nodes")
+        self.paths = StoredStrings(arrays["path_text"], arrays["path_starts"], gap=1, what="stored graph paths")
+        self.pool = StoredStrings(arrays["pool_text"], arrays["pool_starts"], gap=1, what="stored graph names")
         nodes, paths, pool = len(self.nodes), len(self.paths), len(self.pool)
-        self.node_order, self.node_path = arrays["node_order"], arrays["node_path"]
+        self.node_path = arrays["node_path"]
         self.succ_ptr, self.succ, self.succ_kind = arrays["succ_ptr"], arrays["succ_values"], arrays["succ_kind"]
         self.pred_ptr, self.pred, self.pred_kind = arrays["pred_ptr"], arrays["pred_values"], arrays["pred_kind"]
         self.evidence_ptr, self.evidence = arrays["evidence_ptr"], arrays["evidence"]
         self.symbols, self.spans, self.flags = arrays["symbols"], arrays["spans"], arrays["flags"]
         self.files = arrays["path_file"]
+        self.rank_position, self.rank_check = arrays["rank_position"], arrays["rank_check"]
         self.file_ptr, self.file_nodes = arrays["file_ptr"], arrays["file_values"]
         self.spec_ptr, self.specs = arrays["spec_ptr"], arrays["spec_values"]
         self.import_ptr, self.imports = arrays["import_ptr"], arrays["import_values"]
         edges = self.succ.size
-        if not (self.node_order.dtype == np.int32 and self.node_order.shape == (nodes,)
-                and (not nodes or bool((np.bincount(self.node_order, minlength=nodes) == 1).all()))
-                and self.node_path.dtype == np.int32 and self.node_path.shape == (nodes,)
+        if not (self.node_path.dtype == np.int32 and self.node_path.shape == (nodes,)
                 and (not nodes or (int(self.node_path.min()) >= -1 and int(self.node_path.max()) < paths))
                 and _fits_csr(self.succ_ptr, self.succ, nodes, nodes)
                 and _fits_csr(self.pred_ptr, self.pred, nodes, nodes)
@@ -185,39 +224,68 @@ class StoredGraph:
                 and bool((self.evidence_ptr[1:] >= self.evidence_ptr[:-1]).all())
                 and self.symbols.shape == (nodes, 6) and self.spans.shape == (nodes, 4) and self.flags.shape == (nodes,)
                 and (not nodes or (int(self.symbols.min()) >= -1 and int(self.symbols.max()) < pool))
-                and self.files.shape == (paths,)
+                and self.files.shape == (paths,) and self.rank_position.shape == (nodes,)
+                and self.rank_check.dtype == np.uint64 and self.rank_check.shape == (1,)
                 and _fits_csr(self.file_ptr, self.file_nodes, paths, nodes)
                 and _fits_csr(self.spec_ptr, self.specs, paths, pool)
                 and _fits_csr(self.import_ptr, self.imports, paths, paths)):
             raise ValueError("arrays do not fit together")
-        self.indexes: dict[str, tuple[_Raw, np.ndarray, np.ndarray]] = {}
+        self.indexes: dict[str, tuple[StoredStrings, _Lookup, np.ndarray, np.ndarray]] = {}
         for name in ("defs", "qualified", "words"):
-            keys = StoredStrings(arrays[f"{name}_text"], arrays[f"{name}_starts"], what=f"stored graph {name}")
+            keys = StoredStrings(arrays[f"{name}_text"], arrays[f"{name}_starts"], gap=1, what=f"stored graph {name}")
             ptr, values = arrays[f"{name}_ptr"], arrays[f"{name}_nodes"]
             if not _fits_csr(ptr, values, len(keys), nodes):
                 raise ValueError(f"index {name} does not fit together")
-            self.indexes[name] = (_Raw(keys), ptr, values)
-        self._sorted_nodes = _Raw(self.nodes, self.node_order)
-        self._sorted_paths = _Raw(self.paths)
+            lookup = _Lookup(keys, arrays[f"{name}_hash"], arrays[f"{name}_order"], name)
+            self.indexes[name] = (keys, lookup, ptr, values)
+        self._nodes = _Lookup(self.nodes, arrays["node_hash"], arrays["node_order"], "node")
+        self._paths = _Lookup(self.paths, arrays["path_hash"], arrays["path_order"], "path")
 
     # --- lookups ----------------------------------------------------------------------------------
 
     def node(self, name: object) -> int:
         """The node's position, or -1 when it is not in the graph."""
-        if not isinstance(name, str):
-            return -1
-        at = _find(self._sorted_nodes, name)
-        return -1 if at < 0 else int(self.node_order[at])
+        return self._nodes.find(name)
 
     def path_id(self, path: object) -> int:
-        return _find(self._sorted_paths, path) if isinstance(path, str) else -1
+        return self._paths.find(path)
+
+    def ranks(self, scores: np.ndarray) -> bool:
+        """Whether `scores` are those of the ranking this graph was stored with (`rank_position` is its)."""
+        return int(self.rank_check[0]) == rank_check(scores)
+
+    def rank_positions(self) -> Mapping[str, int]:
+        """Node id -> its position in the ranking stored with this graph, by the graph's hash table."""
+        return _Positions(self)
 
     def names(self, positions: Iterable[int]) -> list[str]:
-        nodes = self.nodes
-        return [nodes[at] for at in positions]
+        """The node ids at `positions`; the lookup remembers them, as a query looks up what it was given."""
+        nodes, remember = self.nodes, self._nodes.remember
+        found = [nodes[at] for at in positions]
+        for name, at in zip(found, positions if isinstance(positions, list) else (), strict=False):
+            remember(name, at)
+        return found
 
     def row(self, ptr: np.ndarray, values: np.ndarray, at: int) -> np.ndarray:
         return values[int(ptr[at]) : int(ptr[at + 1])]
+
+
+class _Positions(Mapping[str, int]):
+    def __init__(self, stored: StoredGraph) -> None:
+        self._stored = stored
+
+    def __getitem__(self, node: str) -> int:
+        at = self._stored.node(node)
+        found = -1 if at < 0 else int(self._stored.rank_position[at])
+        if found < 0:
+            raise KeyError(node)
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._stored.nodes)
+
+    def __len__(self) -> int:
+        return len(self._stored.nodes)
 
 
 # --- the views a mapped CodeGraph reads through in place of its dicts ---------------------------------
@@ -406,17 +474,17 @@ class MappedNames(Mapping[str, Any]):
 
     def __init__(self, stored: StoredGraph, name: str) -> None:
         self._stored = stored
-        self._keys, self._ptr, self._values = stored.indexes[name]
+        self._keys, self._lookup, self._ptr, self._values = stored.indexes[name]
 
     def __getitem__(self, key: str) -> str | frozenset[str]:
-        at = _find(self._keys, key) if isinstance(key, str) else -1
+        at = self._lookup.find(key)
         if at < 0:
             raise KeyError(key)
         found = self._stored.names(self._stored.row(self._ptr, self._values, at).tolist())
         return found[0] if len(found) == 1 else frozenset(found)
 
     def __iter__(self) -> Iterator[str]:
-        return (str(self._keys[at], "utf-8", "surrogatepass") for at in range(len(self._keys)))
+        return iter(self._keys)
 
     def __len__(self) -> int:
         return len(self._keys)

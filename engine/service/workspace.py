@@ -380,7 +380,8 @@ class Workspace:
         if snapshot.buffers or not snapshot.files:
             return  # an unsaved buffer's symbols are not in the rows: a restart would rank other files
         current = snapshot.fingerprint
-        if current != self._stored_fingerprint:
+        # the graph is stored with the ranking it was ranked by (it keeps each node's place in that ranking)
+        if current != self._stored_fingerprint or (current != self._graph_fingerprint and snapshot.graph.built):
             rank = snapshot.graph.stored_rank()
             if rank is None:
                 return
@@ -392,12 +393,12 @@ class Workspace:
             self.store.write_derived(RANK_ENTRY, current, pointer)
             self._stored_fingerprint = current
         if current != self._graph_fingerprint:
-            arrays = snapshot.graph.stored_arrays()
-            if arrays is None:
-                return  # not built in memory: it was not asked for since this start, or is what is stored
             try:
+                arrays = snapshot.graph.stored_arrays()
+                if arrays is None:
+                    return  # not built in memory: not asked for since this start, or what is stored already
                 pointer = write_arrays(self.store.folder / GRAPH_ENTRY, arrays)
-            except OSError as error:  # a full disk: the next start builds the graph on first use
+            except (OSError, OverflowError) as error:  # a full disk, a span past 2**31: built on first use
                 log.warning("%s: graph not stored (%s)", self.store.path, error)
                 return
             self.store.write_derived(GRAPH_ENTRY, current, pointer)

@@ -86,7 +86,8 @@ def test_a_restart_of_an_unchanged_index_builds_no_graph(tree: Path, tmp_path: P
 def graph_answers(workspace: Workspace) -> list[object]:
     graph = workspace.snapshot().graph
     return [graph.callers("BaseJob.with_retry"), graph.callees("BaseJob.with_retry"), graph.impact("Item"),
-            graph.siblings("web/src/store.ts", "InventoryStore.reserve"), graph.related(["stock"]), graph.resolve("Item")]
+            graph.siblings("web/src/store.ts", "InventoryStore.reserve"), graph.related(["stock"]),
+            graph.resolve("Item")]
 
 
 def test_a_graph_question_after_a_restart_is_answered_from_the_stored_graph(tree: Path, tmp_path: Path) -> None:
