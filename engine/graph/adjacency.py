@@ -189,6 +189,18 @@ class Adjacency:
     def number_of_edges(self) -> int:
         return len(self._slots)
 
+    def order(self) -> list[int]:
+        """The integers of the nodes there, in node order."""
+        return list(self._paths)
+
+    def ends_of(self, node: int, *, outgoing: bool) -> tuple[list[int], list[int]]:
+        """(neighbour integers, edge kinds) of an interned node, in edge order (what a stored graph keeps)."""
+        ends = (self._succ if outgoing else self._pred)[node] or _EMPTY
+        slots, kinds = self._slots, self._kinds
+        keys = [node << _TARGET_BITS | other for other in ends] if outgoing else \
+            [other << _TARGET_BITS | node for other in ends]
+        return list(ends), [kinds[slots[key]] for key in keys]
+
     def arrays(self) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
         """Nodes in order and the edges as (source index, target index, weight) arrays, in edge order."""
         order = np.fromiter(self._paths, dtype=np.int64, count=len(self._paths))

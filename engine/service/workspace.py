@@ -28,6 +28,7 @@ import numpy as np
 
 from ..graph.centrality import DamagedRank, StoredRank
 from ..graph.graph import CodeGraph
+from ..graph.stored import DamagedGraph, StoredGraph
 from ..index.discovery import Walker
 from ..index.indexjob import Indexed as _Indexed
 from ..index.indexjob import index_batch as _index_batch
@@ -107,6 +108,9 @@ LEXICAL_ATTEMPTS = 3
 # file of that name beside the index (`index.mapped`), so a restart reads only the pages of it that it
 # touches (an entry written by an earlier version holds the arrays inline, as an `.npz`, and still reads).
 RANK_ENTRY = "graph.rank"
+# ... and the graph's edges, evidence and name tables (`graph.stored`), so a restart answers graph questions
+# from them in place instead of building the graph from every row: a memory-mapped file of that name too.
+GRAPH_ENTRY = "graph.edges"
 INLINE_RANK = b"PK"  # how such an inline `.npz` (a zip) starts
 # ... and the trigram postings and symbol table, so a restart opens them instead of building them (the
 # entry names the memory-mapped file beside the index, `store.SAVED_FILE`, that holds them).
@@ -189,6 +193,7 @@ class Workspace:
         self._partial_structure: tuple[int, dict[str, ParsedFile]] | None = None
         # The fingerprint of the rows the stored centrality was computed from (None: nothing stored).
         self._stored_fingerprint: str | None = None
+        self._graph_fingerprint: str | None = None  # ... and of the stored graph (GRAPH_ENTRY)
         # ... and of the rows the saved trigram postings and symbol table were built from.
         self._saved_fingerprint: str | None = None
         # Files refused on reading, by path: (size, mtime_ns, reason), so an unchanged one is not re-read.
@@ -347,9 +352,27 @@ class Workspace:
             return None
         if rank.order is None or not blob.startswith(MAPPED_POINTER):
             self._stored_fingerprint = None  # written by an earlier version: stored again, mapped, at close
-        graph = CodeGraph.deferred(parsed, rank)
+        stored = self._stored_edges(current)
+        graph = CodeGraph.deferred(parsed, rank) if stored is None else CodeGraph.opened(parsed, rank, stored)
         graph.rank_on_query = not self._background
         return graph
+
+    def _stored_edges(self, current: str) -> StoredGraph | None:
+        """The stored graph of the loaded rows (`current`: their fingerprint), mapped; None (the graph is
+        built from the rows when a question or an edit needs it, and stored again) when it is missing,
+        damaged or was stored from other rows."""
+        self._graph_fingerprint, blob = self._entry_of(GRAPH_ENTRY, current)
+        if blob is None:
+            return None
+        try:
+            if not blob.startswith(MAPPED_POINTER):
+                raise DamagedGraph("its entry names no file")
+            return StoredGraph(open_arrays(self.store.folder, blob))
+        except (DamagedGraph, DamagedMapped) as error:
+            log.warning("%s: %s; the graph is built again", self.store.path, error)
+            self.store.repairs.append(f"stored graph was damaged ({error}); rebuilt")
+            self._graph_fingerprint = None
+            return None
 
     def _store_rank(self) -> None:
         """Keep the current centrality with the rows it was computed from, so a restart need not build the graph."""
@@ -357,18 +380,29 @@ class Workspace:
         if snapshot.buffers or not snapshot.files:
             return  # an unsaved buffer's symbols are not in the rows: a restart would rank other files
         current = snapshot.fingerprint
-        if current == self._stored_fingerprint:
-            return
-        rank = snapshot.graph.stored_rank()
-        if rank is None:
-            return
-        try:
-            pointer = write_arrays(self.store.folder / RANK_ENTRY, rank.arrays())
-        except OSError as error:  # a full disk: the next start builds the graph and ranks it again
-            log.warning("%s: centrality not stored (%s)", self.store.path, error)
-            return
-        self.store.write_derived(RANK_ENTRY, current, pointer)
-        self._stored_fingerprint = current
+        # the graph is stored with the ranking it was ranked by (it keeps each node's place in that ranking)
+        if current != self._stored_fingerprint or (current != self._graph_fingerprint and snapshot.graph.built):
+            rank = snapshot.graph.stored_rank()
+            if rank is None:
+                return
+            try:
+                pointer = write_arrays(self.store.folder / RANK_ENTRY, rank.arrays())
+            except OSError as error:  # a full disk: the next start builds the graph and ranks it again
+                log.warning("%s: centrality not stored (%s)", self.store.path, error)
+                return
+            self.store.write_derived(RANK_ENTRY, current, pointer)
+            self._stored_fingerprint = current
+        if current != self._graph_fingerprint:
+            try:
+                arrays = snapshot.graph.stored_arrays()
+                if arrays is None:
+                    return  # not built in memory: not asked for since this start, or what is stored already
+                pointer = write_arrays(self.store.folder / GRAPH_ENTRY, arrays)
+            except (OSError, OverflowError) as error:  # a full disk, a span past 2**31: built on first use
+                log.warning("%s: graph not stored (%s)", self.store.path, error)
+                return
+            self.store.write_derived(GRAPH_ENTRY, current, pointer)
+            self._graph_fingerprint = current
 
     def _open_lexical(self, snapshot: Snapshot, chunks: Sequence[Chunk]) -> LexicalIndex | None:
         """The stored BM25 when it was built from exactly these rows; None (build it) otherwise."""
@@ -752,9 +786,10 @@ class Workspace:
 
     def _build_graph_behind(self) -> None:
         """A server builds a deferred graph's edges in the background, so the first graph question
-        (who calls, impact) does not wait for them; a one-shot CLI builds them only if asked."""
+        (who calls, impact) does not wait for them; a one-shot CLI builds them only if asked. A mapped
+        graph answers from its stored edges, and is built only when an edit needs it."""
         graph = self._snapshot.graph
-        if self._background and not graph.built:
+        if self._background and not graph.built and not graph.mapped:
             threading.Thread(target=graph.ensure_built, daemon=True, name="graph-build").start()
 
     def _schedule_centrality(self) -> None:

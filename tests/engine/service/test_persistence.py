@@ -19,7 +19,7 @@ from fourfold.engine import Settings, Workspace
 from fourfold.engine.graph.centrality import StoredRank
 from fourfold.engine.graph.graph import CodeGraph
 from fourfold.engine.index.mapped import POINTER, open_arrays
-from fourfold.engine.service.workspace import RANK_ENTRY, UNREADABLE_ENTRY
+from fourfold.engine.service.workspace import GRAPH_ENTRY, RANK_ENTRY, UNREADABLE_ENTRY
 
 
 @pytest.fixture
@@ -83,18 +83,96 @@ def test_a_restart_of_an_unchanged_index_builds_no_graph(tree: Path, tmp_path: P
     assert centralities(workspace) == before and any(before.values())
 
 
-def test_a_graph_question_after_a_restart_builds_the_edges_once(tree: Path, tmp_path: Path) -> None:
+def graph_answers(workspace: Workspace) -> list[object]:
+    graph = workspace.snapshot().graph
+    return [graph.callers("BaseJob.with_retry"), graph.callees("BaseJob.with_retry"), graph.impact("Item"),
+            graph.siblings("web/src/store.ts", "InventoryStore.reserve"), graph.related(["stock"]),
+            graph.resolve("Item")]
+
+
+def test_a_graph_question_after_a_restart_is_answered_from_the_stored_graph(tree: Path, tmp_path: Path) -> None:
     first = opened(tree, tmp_path / "index")
     first.refresh()
-    expected = first.snapshot().graph.callers("BaseJob.with_retry")
+    expected = graph_answers(first)
     first.close()
-    assert expected
+    assert all(expected)
     workspace = opened(tree, tmp_path / "index")
     workspace.refresh()
     builds = CodeGraph.builds
-    assert workspace.snapshot().graph.callers("BaseJob.with_retry") == expected
-    workspace.snapshot().graph.callers("BaseJob.with_retry")
+    assert graph_answers(workspace) == expected
+    assert CodeGraph.builds == builds and workspace.snapshot().graph.mapped and not workspace.snapshot().graph.built
+    assert not workspace.status()["repairs"]
+
+
+def test_a_graph_question_after_a_restart_without_a_stored_graph_builds_the_edges_once(tree: Path,
+                                                                                      tmp_path: Path) -> None:
+    """An index stored before the graph was (only its centrality): the first graph question builds the edges,
+    the close stores them, and the next restart answers from them."""
+    first = opened(tree, tmp_path / "index")
+    first.refresh()
+    expected = graph_answers(first)
+    first.close()
+    with sqlite3.connect(tmp_path / "index" / "index.sqlite") as db:
+        db.execute("DELETE FROM derived WHERE name = ?", (GRAPH_ENTRY,))
+    db.close()
+    workspace = opened(tree, tmp_path / "index")
+    builds = CodeGraph.builds
+    assert not workspace.snapshot().graph.mapped
+    assert graph_answers(workspace) == expected and graph_answers(workspace) == expected
     assert CodeGraph.builds == builds + 1 and workspace.snapshot().graph.built
+    assert not workspace.status()["repairs"]  # a part not stored yet is no damage
+    workspace.close()
+    again = opened(tree, tmp_path / "index")
+    assert again.snapshot().graph.mapped and graph_answers(again) == expected and CodeGraph.builds == builds + 1
+
+
+@pytest.mark.parametrize("damage_by", ["flip", "cut", "missing", "entry"])
+def test_a_damaged_stored_graph_is_built_again_said_and_stored_again(tree: Path, tmp_path: Path,
+                                                                     damage_by: str) -> None:
+    first = opened(tree, tmp_path / "index")
+    first.refresh()
+    expected = graph_answers(first)
+    first.close()
+    path = tmp_path / "index" / GRAPH_ENTRY
+    data = bytearray(path.read_bytes())
+    if damage_by == "flip":
+        data[len(data) // 2] ^= 0xFF
+        path.write_bytes(bytes(data))
+    elif damage_by == "cut":
+        path.write_bytes(bytes(data[: len(data) // 2]))
+    elif damage_by == "missing":
+        path.unlink()
+    else:
+        damage(tmp_path / "index", GRAPH_ENTRY, b"FFMAPPED{not json")
+    workspace = opened(tree, tmp_path / "index")
+    builds = CodeGraph.builds
+    assert not workspace.snapshot().graph.mapped
+    assert any("stored graph" in repair for repair in workspace.status()["repairs"])
+    assert graph_answers(workspace) == expected and CodeGraph.builds == builds + 1
+    workspace.close()
+    again = opened(tree, tmp_path / "index")
+    assert again.snapshot().graph.mapped and not again.status()["repairs"]
+    assert graph_answers(again) == expected
+
+
+def test_an_edit_after_a_restart_answers_as_a_cold_index_and_the_next_restart_maps_it(tree: Path,
+                                                                                     tmp_path: Path) -> None:
+    indexed(tree, tmp_path / "index")
+    workspace = opened(tree, tmp_path / "index")
+    assert workspace.snapshot().graph.mapped
+    target = tree / "inventory" / "models.py"
+    target.write_text(target.read_text() + "\n\ndef restocked(item):\n    return BaseJob().with_retry(item)\n")
+    workspace.update_file(target)
+    workspace.snapshot().graph.refresh_centrality()
+    edited = graph_answers(workspace)
+    assert workspace.snapshot().graph.built and not workspace.snapshot().graph.mapped
+    cold = opened(tree, tmp_path / "cold")
+    cold.refresh()
+    assert graph_answers(cold) == edited
+    cold.close()
+    workspace.close()
+    again = opened(tree, tmp_path / "index")
+    assert again.snapshot().graph.mapped and graph_answers(again) == edited
 
 
 def test_an_edit_after_a_restart_builds_the_graph_and_stores_the_new_centrality(tree: Path, tmp_path: Path) -> None:

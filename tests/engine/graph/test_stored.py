@@ -1,0 +1,170 @@
+"""A stored graph (flat arrays in a memory-mapped file) answers every graph question as the graph it was
+stored from: built fresh, and after edits; an edit to a graph opened from it builds the graph in memory
+first; arrays that do not fit together are refused. Real files, the real structural pass, real mapping."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from fourfold.engine.graph.centrality import StoredRank
+from fourfold.engine.graph.graph import CodeGraph
+from fourfold.engine.graph.stored import DamagedGraph, StoredGraph
+from fourfold.engine.index.mapped import open_arrays, write_arrays
+from fourfold.engine.index.structure import parse_file
+from fourfold.engine.model.languages import detect_language
+from fourfold.engine.model.records import ParsedFile
+
+POLYGLOT = Path(__file__).resolve().parents[2] / "fixtures" / "polyglot"
+
+
+def parsed_tree(root: Path) -> dict[str, ParsedFile]:
+    files: dict[str, ParsedFile] = {}
+    for file in sorted(root.rglob("*")):
+        path = file.relative_to(root).as_posix()
+        if file.is_file() and detect_language(path):
+            files[path] = parse_file(path, file.read_text(encoding="utf-8"), detect_language(path))
+    return files
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    shutil.copytree(POLYGLOT, root)
+    return root
+
+
+def stored_and_opened(graph: CodeGraph, files: dict[str, ParsedFile], folder: Path) -> CodeGraph:
+    """`graph` written to a mapped file as a workspace stores it, and opened from that file."""
+    graph.refresh_centrality()
+    arrays = graph.stored_arrays()
+    assert arrays is not None
+    pointer = write_arrays(folder / "graph.edges", arrays)
+    rank = graph.stored_rank()
+    assert rank is not None
+    reread = StoredRank.from_arrays(rank.arrays())
+    return CodeGraph.opened(dict(files), reread, StoredGraph(open_arrays(folder, pointer)))
+
+
+def answers(graph: CodeGraph) -> dict[str, Any]:
+    """Every graph question about every definition and file the graph has (names, qualified names, ids)."""
+    questions: dict[str, Any] = {"central": graph.most_central()}
+    targets = sorted(graph.graph.nodes) if graph.built else []
+    assert targets or not graph.built
+    return questions | {f"{kind} {target}": answer for target in targets for kind, answer in about(graph, target)}
+
+
+def about(graph: CodeGraph, node: str) -> list[tuple[str, Any]]:
+    path, _, qualified = node.partition(":")[2].partition("#")
+    names = [node, path] + ([qualified, qualified.rsplit(".", 1)[-1], f"{path}#{qualified}"] if qualified else [])
+    found: list[tuple[str, Any]] = [("siblings", graph.siblings(path, qualified or None)),
+                                    ("centrality", graph.centrality_of(path, qualified or None))]
+    if qualified:
+        found.append(("symbol", graph.symbol_node(path, qualified)))
+    for name in names:
+        found += [(f"resolve {name}", graph.resolve(name)), (f"callers {name}", graph.callers(name)),
+                  (f"callees {name}", graph.callees(name)), (f"impact {name}", graph.impact(name)),
+                  (f"related {name}", graph.related([name]))]
+    return found
+
+
+def same_answers(built: CodeGraph, opened: CodeGraph) -> None:
+    """The opened graph answers every question `built` is asked as `built` does, without being built."""
+    expected = answers(built)
+    questions = [key.partition(" ")[2] for key in expected if key != "central"]
+    assert len(questions) > 500
+    got: dict[str, Any] = {"central": opened.most_central()}
+    for node in sorted({key.split(" ", 1)[1] for key in expected if key.startswith("siblings ")}):
+        got |= {f"{kind} {node}": answer for kind, answer in about(opened, node)}
+    assert opened.mapped and not opened.built
+    assert got.keys() == expected.keys()
+    differing = [key for key in expected if got[key] != expected[key]]
+    assert not differing, differing[:5]
+    assert any(expected[key] for key in expected if key.startswith("callers "))
+    assert any(expected[key] for key in expected if key.startswith("impact "))
+
+
+def test_a_stored_graph_answers_every_question_as_the_graph_it_was_stored_from(tree: Path, tmp_path: Path) -> None:
+    files = parsed_tree(tree)
+    built = CodeGraph.build(files)
+    builds = CodeGraph.builds
+    opened = stored_and_opened(built, files, tmp_path)
+    same_answers(built, opened)
+    assert CodeGraph.builds == builds  # every answer came from the stored arrays
+
+
+def test_a_graph_stored_after_edits_answers_as_the_edited_graph(tree: Path, tmp_path: Path) -> None:
+    """Edits reorder nodes and edges (a re-added node goes last, an edge re-added after a removal too) and
+    leave the interning table with ids no node has: the stored form keeps the orders the answers show."""
+    files = parsed_tree(tree)
+    graph = CodeGraph.build(files)
+    models = tree / "inventory" / "models.py"
+    models.write_text(models.read_text() + "\n\ndef restocked(item):\n    return item.is_available()\n")
+    report = "inventory/report.py"
+    for path in ("inventory/models.py",):
+        files[path] = parse_file(path, (tree / path).read_text(encoding="utf-8"), "python")
+        graph.with_file(path, files[path])
+    graph.without_file(report)
+    del files[report]
+    (tree / "inventory" / "audit.py").write_text("from inventory.models import restocked\n\n\n"
+                                                 "def audit(item):\n    return restocked(item)\n")
+    files["inventory/audit.py"] = parse_file("inventory/audit.py", (tree / "inventory" / "audit.py").read_text(),
+                                             "python")
+    graph.with_file("inventory/audit.py", files["inventory/audit.py"])
+    graph.refresh_centrality()
+    assert graph.callers("restocked")
+    same_answers(graph, stored_and_opened(graph, files, tmp_path))
+
+
+def test_an_edit_to_an_opened_graph_builds_it_in_memory_as_a_cold_graph_edited_so(tree: Path, tmp_path: Path) -> None:
+    files = parsed_tree(tree)
+    cold = CodeGraph.build(files)
+    opened = stored_and_opened(cold, files, tmp_path)
+    builds = CodeGraph.builds
+    models = tree / "inventory" / "models.py"
+    models.write_text(models.read_text() + "\n\ndef restocked(item):\n    return item.is_available()\n")
+    changed = parse_file("inventory/models.py", models.read_text(encoding="utf-8"), "python")
+    for graph in (cold, opened):
+        graph.with_file("inventory/models.py", changed)
+        graph.refresh_centrality()
+    assert CodeGraph.builds == builds + 1 and opened.built and not opened.mapped
+    assert opened.symbol_node("inventory/models.py", "restocked")
+    assert answers(opened) == answers(cold)
+    assert opened.stored_arrays() is not None  # built in memory: it can be stored again
+
+
+def test_an_opened_graph_is_not_stored_again(tree: Path, tmp_path: Path) -> None:
+    files = parsed_tree(tree)
+    opened = stored_and_opened(CodeGraph.build(files), files, tmp_path)
+    assert opened.stored_arrays() is None  # unchanged since it was stored
+
+
+def arrays_of(tree: Path) -> dict[str, np.ndarray]:
+    arrays = CodeGraph.build(parsed_tree(tree)).stored_arrays()
+    assert arrays is not None
+    return arrays
+
+
+@pytest.mark.parametrize("damage", ["format", "cut evidence", "node out of range", "order", "index", "missing"])
+def test_stored_arrays_that_do_not_fit_together_are_refused(tree: Path, damage: str) -> None:
+    arrays = arrays_of(tree)
+    StoredGraph(arrays)  # whole, it reads
+    if damage == "format":
+        arrays["format"] = np.array([99], dtype=np.int32)
+    elif damage == "cut evidence":
+        arrays["evidence"] = arrays["evidence"][:-1]
+    elif damage == "node out of range":
+        arrays["succ_values"] = arrays["succ_values"].copy()
+        arrays["succ_values"][0] = len(arrays["node_order"])
+    elif damage == "order":
+        arrays["node_order"] = np.zeros_like(arrays["node_order"])
+    elif damage == "index":
+        arrays["words_ptr"] = arrays["words_ptr"][:-1]
+    else:
+        del arrays["pred_kind"]
+    with pytest.raises(DamagedGraph):
+        StoredGraph(arrays)
