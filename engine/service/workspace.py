@@ -603,7 +603,7 @@ class Workspace:
             try:
                 out: collections.deque[concurrent.futures.Future[list[_Indexed | str]]] = collections.deque()
                 for number, task in enumerate(tasks, 1):
-                    out.append(pool.submit(_index_batch, self.index_job, task))
+                    out.append(pool.submit(_index_batch, self.index_job, task, self._background))
                     while out and (len(out) >= IN_FLIGHT_TASKS or number == len(tasks)):
                         for item in out.popleft().result():
                             yield paths[position], item
