@@ -41,18 +41,21 @@ class Indexed:
     """One parsed file on its way from a worker to the index: its row, its text and its trigram set
     (sent unpacked, so the indexer does not decompress what the worker has just compressed).
 
-    A worker's entry carries `pickled`, the records pickled once for its row: they cross to the
-    indexer as those bytes (`__reduce__`) instead of being pickled a second time, which cost the
-    workers about 1 CPU-second on Django. The indexer's copy does not keep them.
+    A worker's entry carries `pickled`, its records without their chunks, pickled once: they cross to
+    the indexer as those bytes (`__reduce__`) and arrive `released`, with the chunks only in the encoded
+    row (`stored.encoded`) and counted in `chunks`. The indexer never held a file's chunks but to drop
+    them (`written`): on 4x Django, unpickling 280 MB of chunk records only to free them, interleaved
+    with the records it keeps, had left a third of the first index's peak RSS in half-empty arenas.
+    The indexer's copy does not keep the transfer bytes.
     """
 
     stored: StoredFile
     text: str
     grams: np.ndarray
     pickled: bytes = field(default=b"", repr=False, compare=False)
-    # True once the row is written and the text handed to the content cache or let go (`written`).
+    # True when the records here have no chunks (`chunks` counts them, the encoded row holds them): as a
+    # worker's entry arrives, and once the row is written (`written`).
     released: bool = False
-    # Once released: how many chunks the file has (its records are kept without them, `written`).
     chunks: int = 0
 
     def written(self) -> Indexed:
@@ -66,8 +69,9 @@ class Indexed:
         stored = self.stored
         parsed = stored.parsed
         encoded = stored.encoded or encode_parsed(parsed)
+        chunks = self.chunks if self.released else len(parsed.chunks)
         return Indexed(StoredFile(stored.record, b"", replace(parsed, chunks=()), encoded), "",
-                       self.grams, released=True, chunks=len(parsed.chunks))
+                       self.grams, released=True, chunks=chunks)
 
     @property
     def entry(self) -> ParsedFile | tuple[bytes, int]:
@@ -77,15 +81,17 @@ class Indexed:
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         if not self.pickled:
-            return Indexed, (self.stored, self.text, self.grams, b"", self.released)
+            return Indexed, (self.stored, self.text, self.grams, b"", self.released, self.chunks)
         stored = self.stored
-        return _received, (stored.record, stored.trigrams, stored.encoded, self.pickled, self.text, self.grams)
+        return _received, (stored.record, stored.trigrams, stored.encoded, self.pickled, self.chunks, self.text,
+                           self.grams)
 
 
-def _received(record: FileRecord, trigrams: bytes, encoded: bytes, pickled: bytes, text: str,
+def _received(record: FileRecord, trigrams: bytes, encoded: bytes, pickled: bytes, chunks: int, text: str,
               grams: np.ndarray) -> Indexed:
-    """A worker's entry as the indexer unpickles it (see `Indexed`)."""
-    return Indexed(StoredFile(record, trigrams, pickle.loads(pickled), encoded), text, grams)
+    """A worker's entry as the indexer unpickles it: released, its chunks left in the row (see `Indexed`)."""
+    return Indexed(StoredFile(record, trigrams, pickle.loads(pickled), encoded), text, grams, released=True,
+                   chunks=chunks)
 
 
 def index_one(root: Path, path: str, max_file_size: int) -> Indexed:
@@ -104,19 +110,23 @@ def index_or_reason(root: Path, path: str, max_file_size: int) -> Indexed | str:
 
 
 def index_job(job: tuple[Path, str, int]) -> Indexed | str:
-    """One file for a worker process: its index entry with the store row encoded, or why it was skipped."""
+    """One file for a worker process: its index entry with the store row encoded and its records without
+    their chunks pickled for the trip (`Indexed`), or why it was skipped."""
     item = index_or_reason(*job)
     if isinstance(item, str):
         return item
-    pickled = pickle_parsed(item.stored.parsed)
-    return replace(item, stored=item.stored.with_encoding(pickled), pickled=pickled)
+    parsed = item.stored.parsed
+    return replace(item, stored=item.stored.with_encoding(), pickled=pickle_parsed(replace(parsed, chunks=())),
+                   chunks=len(parsed.chunks))
 
 
 def index_batch(job: Callable[[tuple[Path, str, int]], Indexed | str],
-                jobs: Sequence[tuple[Path, str, int]]) -> list[Indexed | str]:
+                jobs: Sequence[tuple[Path, str, int]], texts: bool = True) -> list[Indexed | str]:
     """Several files for one trip to a worker (`job` is `index_job` or a stand-in, sent by name):
-    one task per batch amortises the pickling round trip, as `Executor.map`'s chunks did."""
-    return [job(item) for item in jobs]
+    one task per batch amortises the pickling round trip, as `Executor.map`'s chunks did. Without
+    `texts` the entries come back without their texts (an indexer that keeps none need not receive them)."""
+    done = [job(item) for item in jobs]
+    return done if texts else [item if isinstance(item, str) else replace(item, text="") for item in done]
 
 
 def worker_started(parent: int) -> None:

@@ -126,6 +126,8 @@ class SymbolTable:
         self._base = _Index(tuple(s for found in self._files.values() for s in found))
         self._overlay_paths: frozenset[str] = frozenset()
         self._count = len(self._base)
+        # The arrays a table opened from them (`from_arrays`, `stored`) was read from: what `arrays` gives.
+        self._stored: Mapping[str, np.ndarray] | None = None
 
     @classmethod
     def _derive(
@@ -136,6 +138,7 @@ class SymbolTable:
         table._base = base
         table._overlay_paths = overlay_paths
         table._count = sum(len(found) for found in files.values())
+        table._stored = None
         overlay_size = sum(len(files.get(path, ())) for path in overlay_paths)
         if overlay_size > OVERLAY_MAX_SYMBOLS:
             table._base = _Index(tuple(s for found in files.values() for s in found))
@@ -154,8 +157,25 @@ class SymbolTable:
         The cycle collector is paused: its passes over the process's records while this allocates
         56k tuples took most of a Django save (1.7 of 2.6 CPU-s).
         """
+        if self._stored is not None:
+            return dict(self._stored)
         with paused_gc():
             return self._arrays()
+
+    def stored(self) -> SymbolTable:
+        """The same table read from its own `arrays`, as a restart opens it: a whole build keeps this one.
+
+        Built from records, a table holds a tuple, dict entries, mask and sort keys per symbol beside the
+        records themselves (Django 4x: ~130 MB at a cold index's peak); as arrays it holds each distinct
+        string once and a row of ints per symbol, and the saved index writes those same arrays instead of
+        deriving them again. This table itself when it holds a value the arrays cannot (`arrays` raises).
+        """
+        if self._stored is not None:
+            return self
+        try:
+            return SymbolTable.from_arrays(self.arrays())
+        except ValueError:
+            return self
 
     def _arrays(self) -> dict[str, np.ndarray]:
         base = self._base
@@ -249,6 +269,7 @@ class SymbolTable:
         table._base = base
         table._overlay_paths = frozenset(pool[int(at)] for at in arrays["overlay"])
         table._count = files.count
+        table._stored = dict(arrays)
         return table
 
     def with_file(self, path: str, symbols: Iterable[Symbol]) -> SymbolTable:

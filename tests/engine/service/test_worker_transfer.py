@@ -1,4 +1,4 @@
-"""What a worker sends the indexer: the parsed records cross as the bytes pickled for their row, once."""
+"""What a worker sends the indexer: its records without their chunks, pickled once; the chunks only in the row."""
 
 from __future__ import annotations
 
@@ -6,9 +6,10 @@ import io
 import pickle
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
-from fourfold.engine.index.indexjob import Indexed, index_job
+from fourfold.engine.index.indexjob import Indexed, index_batch, index_job
 from fourfold.engine.index.store import decode_parsed
 from fourfold.engine.model.records import ParsedFile
 
@@ -52,10 +53,23 @@ def test_a_worker_entry_pickles_its_records_once(tmp_path: Path) -> None:
 
     received = pickle.loads(buffer.getvalue())
     assert received.pickled == b""  # the indexer's copy does not keep the transfer bytes
-    assert received.stored.parsed == entry.stored.parsed
+    assert entry.stored.parsed.chunks and not received.stored.parsed.chunks  # chunks stay in the row
+    assert received.released and received.chunks == len(entry.stored.parsed.chunks)
+    assert received.stored.parsed == replace(entry.stored.parsed, chunks=())
     assert decode_parsed(received.stored.encoded) == entry.stored.parsed  # the row payload, unchanged
+    assert received.written().chunks == received.chunks  # still counted once the row is written
     assert received.stored.record == entry.stored.record and received.text == entry.text
     assert received.grams.tolist() == entry.grams.tolist()
+
+
+def test_a_batch_without_texts_sends_none(tmp_path: Path) -> None:
+    (tmp_path / "app.py").write_text(SOURCE)
+    job = (tmp_path, "app.py", 1 << 20)
+    [kept] = index_batch(index_job, [job])
+    [dropped] = index_batch(index_job, [job], texts=False)
+    assert isinstance(kept, Indexed) and isinstance(dropped, Indexed)
+    assert kept.text == SOURCE and dropped.text == ""
+    assert dropped.stored.encoded == kept.stored.encoded and dropped.pickled == kept.pickled
 
 
 def test_an_entry_made_in_process_pickles_as_itself(tmp_path: Path) -> None:
