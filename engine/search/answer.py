@@ -299,7 +299,7 @@ def seed_info(seed: Seed, snapshot: Snapshot) -> SeedInfo:
 def result_of(result: FusedResult, snapshot: Snapshot, folder: str) -> Result:
     symbol = snapshot.symbol(result.path, result.symbol)
     parsed = snapshot.parsed.get(result.path)
-    names = sorted(symbol.name_span for symbol in parsed.symbols) if parsed is not None else []
+    names = sorted(defined.name_span for defined in parsed.symbols) if parsed is not None else []
     lines: list[str] = []
 
     def first_code(span: Span) -> Span:
