@@ -9,9 +9,15 @@ grammars) and from plain string search, never from the search being measured:
 - exact_match: every line holding a string literal's text (found by `str.find`, as `rg -F` would);
 - understand_code: a definition's doc comment, first sentence, as the question; its file is the gold;
 - find_similar: "code similar to X" where X's name is defined in several files of the package; the
-  other files defining it are the gold.
+  other files defining it are the gold;
+- unanswerable (issue 14's honest "not found"): a definition, references and impact query for a name
+  from a fixed list of foreign topics, spelled in the package's style, and one question about a
+  foreign topic; each kept only if its name (any case, snake or camel) or its topic noun occurs
+  nowhere in the text of the whole set (the corpus the queries are asked of).
 Picks are deterministic (every n-th candidate in path order), so the file only changes with the
-corpus or this script. Paths are relative to bench/corpora/debian-polyglot.
+corpus or this script. A rerun keeps every row whose id the file already has, as it is (labels are frozen
+once made: a better parser must not move the queries it is measured on), and appends the new ones.
+Paths are relative to bench/corpora/debian-polyglot.
 
 Usage: python bench/make_polyglot_queries.py [--corpus bench/corpora/debian-polyglot] [--out FILE]
 """
@@ -50,6 +56,20 @@ STRING = re.compile(r"""["']([A-Za-z][A-Za-z ,:'-]{14,48}[a-z.])["']""")
 VAGUE_OPENINGS = frozenset({"this", "the", "a", "an", "both", "if", "see", "note", "todo", "xxx", "fixme", "it",
                             "when", "we", "for", "in", "as", "use", "used", "internal", "deprecated"})
 SENTENCE = re.compile(r"^(.{25,160}?[a-z)])[.:](?:\s|$)", re.S)
+# Names no package of the set is about, as words; spelled per language (camelCase for Haskell).
+FOREIGN_NAMES = (("render", "react", "sidebar"), ("kafka", "consumer", "rebalance"), ("tensorflow", "model", "loader"),
+                 ("kubernetes", "pod", "scheduler"), ("stripe", "invoice", "webhook"), ("sqlite", "blob", "cache"))
+FOREIGN_TEMPLATES = (("where is {name} defined", "find_definition"), ("who calls {name}", "find_references"),
+                     ("what depends on {name}", "impact_analysis"))
+# (topic noun that must be absent, question).
+FOREIGN_QUESTIONS = (("websocket", "how does the websocket reconnect after a dropped connection"),
+                     ("transaction", "how are database transactions rolled back"),
+                     ("shader", "how does the shader compile its textures on the GPU"),
+                     ("invoice", "how are unpaid invoices reminded by email"),
+                     ("kafka", "how does the kafka consumer rebalance partitions"),
+                     ("bluetooth", "how are bluetooth devices paired"),
+                     ("blockchain", "how are blockchain blocks validated"),
+                     ("payroll", "how is the monthly payroll computed for each employee"))
 
 
 @dataclass
@@ -86,6 +106,27 @@ def gold(path: str, line: int | None) -> dict[str, object]:
 
 def row(qid: str, query: str, intent: str, golds: list[dict[str, object]], match: str) -> dict[str, object]:
     return {"id": qid, "query": query, "intent": intent, "gold": golds, "match": match, "answerable": True}
+
+
+def spelled(words: tuple[str, ...], language: str) -> str:
+    if language == "haskell":
+        return words[0] + "".join(word.title() for word in words[1:])
+    return "_".join(words)
+
+
+def unanswerable(package: Package, start: int, text: str) -> list[dict[str, object]]:
+    """Queries the corpus cannot answer, checked against `text`: all of it, lowercased, `_` removed."""
+    shift = start % len(FOREIGN_NAMES)
+    names = [words for words in FOREIGN_NAMES[shift:] + FOREIGN_NAMES[:shift] if "".join(words) not in text]
+    questions = [q for noun, q in FOREIGN_QUESTIONS if noun not in text]
+    out: list[dict[str, object]] = []
+    for index, ((template, intent), words) in enumerate(zip(FOREIGN_TEMPLATES, names, strict=False)):
+        query = template.format(name=spelled(words, package.language))
+        out.append({**row(f"{package.name}-una-{index + 1}", query, intent, [], "any"), "answerable": False})
+    for question in questions[start % len(questions):][:1]:
+        out.append({**row(f"{package.name}-una-{len(out) + 1}", question, "understand_code", [], "any"),
+                    "answerable": False})
+    return out
 
 
 def queries(package: Package) -> list[dict[str, object]]:
@@ -164,15 +205,21 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=HERE / "queries" / "polyglot.jsonl")
     args = parser.parse_args()
     rows = []
-    for name, language in PACKAGES.items():
-        made = queries(load(args.corpus, name, language))
+    packages = [load(args.corpus, name, language) for name, language in PACKAGES.items()]
+    text = "\n".join(t for package in packages for t in package.texts.values()).lower().replace("_", "")
+    for start, package in enumerate(packages):
+        name, language = package.name, package.language
+        made = queries(package) + unanswerable(package, start, text)
         rows.extend(made)
         counts = defaultdict(int)
         for item in made:
             counts[item["intent"]] += 1
         print(f"{name} ({language}): {dict(counts)}")
+    kept = [json.loads(line) for line in args.out.read_text().splitlines() if line.strip()] if args.out.exists() else []
+    known = {item["id"] for item in kept}
+    rows = kept + [item for item in rows if item["id"] not in known]
     args.out.write_text("".join(json.dumps(item) + "\n" for item in rows))
-    print(f"{len(rows)} queries -> {args.out}")
+    print(f"{len(rows)} queries ({len(rows) - len(kept)} new) -> {args.out}")
 
 
 if __name__ == "__main__":
