@@ -23,7 +23,16 @@ def test_every_intent_in_six_languages() -> None:
     assert set(Counter(q.intent for q in queries)) == set(INTENTS)
     packages = {gold.path.split("/", 1)[0] for q in queries for gold in q.gold}
     assert packages == set(PACKAGES)
-    assert all(q.gold and q.answerable for q in queries)
+    assert all(bool(q.gold) == q.answerable for q in queries)
+
+
+def test_every_package_has_unanswerable_queries_of_four_intents() -> None:
+    """Issue 14's honest "not found" is measured in six languages: a foreign name as a definition,
+    references and impact query, and one question on a foreign topic, per package (ids name it)."""
+    unanswerable = [q for q in load_queries(QUERIES) if not q.answerable]
+    for package in PACKAGES:
+        intents = {q.intent for q in unanswerable if q.id.startswith(f"{package}-una-")}
+        assert intents == {"find_definition", "find_references", "impact_analysis", "understand_code"}, package
 
 
 def test_definition_reference_and_literal_gold_is_at_line_level() -> None:
