@@ -306,7 +306,8 @@ class CodeGraph:
     def opened(cls, files: Mapping[str, ParsedFile], rank: StoredRank, stored: StoredGraph,
                **options: Any) -> CodeGraph:
         """The graph of `files`, answering centrality from `rank` and every query from `stored` (both stored
-        from the same files), read in place; the first edit builds it in memory from `files`.
+        from the same files), read in place; an edit that keeps its file's definitions is held as an overlay
+        over `stored` (delta.py), and any other builds the graph in memory from `files`.
 
         Building Django's graph costs some 7 CPU-seconds and ~0.5 GiB of memory kept while serving (1.6 GiB
         at 4x Django); a restart or a CLI process answering from the stored edges pays neither.
