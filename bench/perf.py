@@ -56,6 +56,7 @@ RESTART_RUNS = 3  # fresh processes reopening the index; each restart figure is 
 # disk, its best chunks' files decoded) and a graph question (the deferred graph's edges built).
 RESTART_QUESTION = "where are settings loaded from the environment"
 RESTART_GRAPH_QUERY = "who calls get_object_or_404"
+RESTART_EDITS = 10  # ... and then one-file edits (a comment appended, as `_updates` does): what serving holds after
 MIB = 2**20
 
 
@@ -248,7 +249,37 @@ def restart_figures(root: Path, index_dir: str, backend: str) -> dict[str, float
     parts = _rss_parts_mib()
     figures["graph_anon_mib"] = parts.get("serving_anon_mib", 0.0)
     figures["graph_file_mib"] = parts.get("serving_file_mib", 0.0)
+    figures |= _edits_after_restart(workspace, root)
     workspace.close()
+    return figures
+
+
+def _edits_after_restart(workspace: Workspace, root: Path) -> dict[str, float]:
+    """RESTART_EDITS one-file edits after a restart, then a graph question: their p95, the peak RSS and what is
+    resident then. The files are put back (and updated again) so the next restart reopens the same tree."""
+    snapshot = workspace.snapshot()
+    editable = sorted(path for path, record in snapshot.files.items() if record.language in COMMENT)
+    rng = random.Random(11)
+    originals: dict[Path, bytes] = {}
+    latencies = []
+    for number in range(min(RESTART_EDITS, len(editable))):
+        path = rng.choice(editable)
+        full = root / path
+        originals.setdefault(full, full.read_bytes())
+        with full.open("a", encoding="utf-8") as handle:
+            handle.write(f"\n{COMMENT[snapshot.files[path].language or '']} fourfold restart edit {number}\n")
+        started = time.perf_counter()
+        workspace.update_file(full)
+        latencies.append((time.perf_counter() - started) * 1000)
+    workspace.search(SearchRequest(query=RESTART_GRAPH_QUERY))
+    parts = _rss_parts_mib()
+    figures = {"edit_p95_ms": percentile(latencies, .95),
+               "edit_rss_mib": _own_peak_rss_mib(), "edit_anon_mib": parts.get("serving_anon_mib", 0.0),
+               "edit_file_mib": parts.get("serving_file_mib", 0.0),
+               "edit_graph_built": float(workspace.snapshot().graph.built)}
+    for full, data in originals.items():
+        full.write_bytes(data)
+        workspace.update_file(full)
     return figures
 
 
@@ -511,6 +542,11 @@ def summary(results: Sequence[Figures], machine: str) -> str:
     add("... with the graph, now: heap / mapped files (MiB)", (f"{r.restart.get('graph_anon_mib', 0):.0f} / "
                                                               f"{r.restart.get('graph_file_mib', 0):.0f}"
                                                               for r in results))
+    add(f"... after {RESTART_EDITS} edits and a graph question: peak RSS / heap now (MiB)",
+        (f"{r.restart.get('edit_rss_mib', 0):.0f} / {r.restart.get('edit_anon_mib', 0):.0f}" for r in results))
+    add(f"... those {RESTART_EDITS} edits: p95 (ms) / graph built in memory",
+        (f"{r.restart.get('edit_p95_ms', 0):.1f} / {'yes' if r.restart.get('edit_graph_built') else 'no'}"
+         for r in results))
     add("restart: first graph question, wall (s; the graph read in place, else built first)",
         (f"{r.restart.get('graph_question_s', 0):.2f}" for r in results))
     add("cold one-shot index: peak RSS, indexer / largest worker (MiB)",

@@ -36,6 +36,7 @@ from ..model.profiles import IMPACT_DEPTH
 from ..model.records import Hit, ParsedFile, Reference, Span, Symbol
 from .adjacency import Adjacency, edge_key
 from .centrality import Rank, StoredRank
+from .delta import DeltaAdjacency, DeltaEvidence, Overlaid, compacted
 from .imports import FileSet, path_keys, resolve_import, spec_keys
 from .stored import (
     GRAPH_FORMAT,
@@ -275,6 +276,8 @@ class CodeGraph:
         self._stale_files: set[str] = set()
         self._stale_names: set[tuple[str, str]] = set()
         self._stale_headers: set[str] = set()
+        # Files whose edits a mapped graph holds as an overlay (`_edit_in_place`)
+        self._delta_files: set[str] = set()
 
     # Whole-workspace builds this process has run (a restart that finds its centrality stored runs none).
     builds = 0
@@ -303,18 +306,21 @@ class CodeGraph:
     def opened(cls, files: Mapping[str, ParsedFile], rank: StoredRank, stored: StoredGraph,
                **options: Any) -> CodeGraph:
         """The graph of `files`, answering centrality from `rank` and every query from `stored` (both stored
-        from the same files), read in place; the first edit builds it in memory from `files`.
+        from the same files), read in place; an edit that keeps its file's definitions is held as an overlay
+        over `stored` (delta.py), and any other builds the graph in memory from `files`.
 
         Building Django's graph costs some 7 CPU-seconds and ~0.5 GiB of memory kept while serving (1.6 GiB
         at 4x Django); a restart or a CLI process answering from the stored edges pays neither.
         """
         graph = cls.deferred(files, rank, **options)
+        graph._unbuilt = Overlaid(files)  # an edit held as an overlay replaces its file's row here too
         graph._mapped = stored
         assert graph._rank is not None
         if stored.ranks(graph._rank.scores):
             graph._rank.index = stored.rank_positions()  # the graph's hash table, not a bisect of the ranking's ids
-        # Read-only views standing in for the dicts the queries read; nothing writes to them: every edit
-        # builds the graph in memory first (`_materialize`), which puts real dicts back.
+        # Read-only views standing in for the dicts the queries read; nothing writes to them: an edit that
+        # keeps its file's definitions overlays them first (`_edit_in_place`), any other builds the graph in
+        # memory (`_materialize`), which puts real dicts back.
         graph._graph = cast(Adjacency, MappedAdjacency(stored))
         graph._evidence = cast(dict, MappedEvidence(stored, _contribution))
         graph._symbols = cast(dict, MappedSymbols(stored))
@@ -339,14 +345,26 @@ class CodeGraph:
         """Whether queries read the stored graph in place (until an edit builds it in memory)."""
         return self._mapped is not None
 
+    @property
+    def edited_in_place(self) -> list[str]:
+        """The files whose edits a mapped graph holds as an overlay over its stored arrays (delta.py)."""
+        return sorted(self._delta_files) if self._mapped is not None else []
+
     def stored_arrays(self) -> dict[str, np.ndarray] | None:
         """The settled graph as the arrays `StoredGraph` reads (`mapped`), or None when it is not built in
         memory (a deferred or mapped graph has not changed since it was stored)."""
         with self._lock:
             if self._unbuilt is not None:
-                return None
+                return self._compacted() if self._mapped is not None and self._delta_files else None
             self._settle()
             return _stored_arrays(self)
+
+    def _compacted(self) -> dict[str, np.ndarray]:
+        """The stored arrays with the overlay's edits folded in (the ranking stays the stored one)."""
+        assert self._mapped is not None
+        files = {path: (self._nodes[path], self._specs[path], self._imports[path]) for path in self._delta_files}
+        return compacted(self._mapped, cast(DeltaAdjacency, self._graph), cast(DeltaEvidence, self._evidence), files,
+                         self._symbols, self._homes, _unpacked)
 
     def stored_rank(self) -> StoredRank | None:
         """The current centrality in its stored form, or None while it is stale."""
@@ -406,6 +424,8 @@ class CodeGraph:
             return self
 
     def _replace(self, path: str, parsed: ParsedFile | None) -> None:
+        if self._mapped is not None and parsed is not None and self._edit_in_place(path, parsed):
+            return
         self.ensure_built()
         old = dict(self._nodes.get(path, {}))
         names = {s.name for s in old.values()} | {s.name for s in (parsed.symbols if parsed else ())}
@@ -438,6 +458,61 @@ class CodeGraph:
             self._resolve_file(path)
         self._flush()
         self._dirty = True
+
+    def _edit_in_place(self, path: str, parsed: ParsedFile) -> bool:
+        """Hold an edit to a mapped graph as an overlay over its stored arrays (delta.py), when the edit keeps
+        which definitions the file has, each with its name, home and whether it is top level: then no other
+        file's uses resolve differently, and only edges starting in this file change. False (build the
+        graph in memory) for any other edit. The centrality stays the stored one (delta.py says why)."""
+        if path not in self._specs:
+            return False  # a new file: imports and names elsewhere may resolve to it
+        folder = _folder(path)
+        namespaces = frozenset(s.qualified or s.name for s in parsed.symbols if s.kind == "namespace")
+        nodes: dict[str, Symbol] = {}
+        for symbol in sorted(parsed.symbols, key=lambda s: (s.span, s.qualified, s.name)):
+            nodes.setdefault(symbol_node_id(path, symbol.qualified or symbol.name), symbol)
+        homes = {node: _Home.of(path, folder, symbol, namespaces) for node, symbol in nodes.items()}
+        if set(nodes) != set(self._nodes[path]) or any(
+                symbol.name != self._symbols[node].name
+                or (symbol.container is None) != (self._symbols[node].container is None)
+                or homes[node] != self._homes[node] for node, symbol in nodes.items()):
+            return False
+        adjacency = self._delta_views()
+        if path in self._delta_files:
+            self._drop_evidence(path)
+        else:  # its stored edges become the overlay's, each touched so the flush drops what the edit ends
+            self._delta_files.add(path)
+            for source in adjacency.ids_of([file_node(path), *nodes]):
+                self._touched.update(dict.fromkeys(adjacency.own(source)))
+        self._specs[path] = parsed.imports
+        for node, symbol in nodes.items():
+            self._symbols[node] = symbol
+            self._homes[node] = homes[node]
+        self._nodes[path] = nodes
+        refs: dict[str, list[Reference]] = {}
+        for ref in parsed.references:
+            refs.setdefault(_last_name(ref.name), []).append(ref)
+        self._refs[path] = refs
+        self._tiers[path] = {}
+        self._imports[path] = frozenset()
+        cast(Overlaid, self._unbuilt)[path] = parsed
+        self._resolve_file(path)
+        self._flush()
+        return True
+
+    def _delta_views(self) -> DeltaAdjacency:
+        """The mapped views made writable for edits held as an overlay (once per graph)."""
+        if isinstance(self._graph, DeltaAdjacency):
+            return self._graph
+        assert self._mapped is not None and self._unbuilt is not None
+        adjacency = DeltaAdjacency(self._mapped)
+        self._graph = cast(Adjacency, adjacency)
+        self._evidence = cast(dict, DeltaEvidence(self._evidence, adjacency))
+        for name in ("_symbols", "_homes", "_nodes", "_specs", "_imports", "_refs"):
+            setattr(self, name, Overlaid(getattr(self, name)))
+        for path in self._unbuilt:  # what import resolution looks paths up in
+            self._files.add(path)
+        return adjacency
 
     def _add_nodes(self, path: str, parsed: ParsedFile) -> None:
         self._specs[path] = parsed.imports

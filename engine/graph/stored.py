@@ -21,7 +21,8 @@ What it holds (every array read with `np.frombuffer` from the mapping, `mapped.w
 
 The uses in a file (`Reference`s) are not stored: the one query that reads them (whether a call
 resolves to its target, for the call sites of one name) decodes those files' rows, which the graph
-still holds. An edit builds the graph in memory from the rows first, as a deferred graph did
+still holds. An edit that keeps a file's definitions is held as an overlay over these arrays (delta.py);
+any other edit builds the graph in memory from the rows first, as a deferred graph did
 (`CodeGraph._materialize`), then updates it as a cold one.
 """
 
@@ -198,6 +199,7 @@ class StoredGraph:
     def _open(self, arrays: Mapping[str, np.ndarray]) -> None:
         if arrays["format"].tolist() != [GRAPH_FORMAT]:
             raise ValueError(f"layout {arrays['format'].tolist()} is not {GRAPH_FORMAT}")
+        self.arrays = arrays  # all of them, for an overlay's edits folded in at the next save (delta.py)
         self.nodes = StoredStrings(arrays["node_text"], arrays["node_starts"], gap=1, what="stored graph nodes")
         self.paths = StoredStrings(arrays["path_text"], arrays["path_starts"], gap=1, what="stored graph paths")
         self.pool = StoredStrings(arrays["pool_text"], arrays["pool_starts"], gap=1, what="stored graph names")

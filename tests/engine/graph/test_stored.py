@@ -168,3 +168,71 @@ def test_stored_arrays_that_do_not_fit_together_are_refused(tree: Path, damage: 
         del arrays["pred_kind"]
     with pytest.raises(DamagedGraph):
         StoredGraph(arrays)
+
+
+def body_edited(tree: Path) -> tuple[str, ParsedFile]:
+    """inventory/report.py with a new import and a new body for `low_stock`, its definitions kept (moved down
+    two lines): the edit an overlay holds."""
+    path = "inventory/report.py"
+    report = tree / path
+    text = report.read_text(encoding="utf-8").replace(
+        "from inventory.service import InventoryService\n",
+        "\n\nfrom inventory.models import Item\nfrom inventory.service import InventoryService\n")
+    text = text.replace("if item.quantity < threshold)",
+                        "if isinstance(item, Item) and not item.is_available() or item.quantity < threshold)")
+    report.write_text(text, encoding="utf-8")
+    return path, parse_file(path, text, "python")
+
+
+def test_an_edit_that_keeps_the_files_definitions_is_held_over_the_stored_arrays(tree: Path, tmp_path: Path) -> None:
+    """No build: the opened graph answers every question as a cold graph edited so (ranked as stored, as a
+    server ranks between an edit and its refresh), twice edited too, and so do the arrays it stores next."""
+    files = parsed_tree(tree)
+    cold = CodeGraph.build(files)
+    opened = stored_and_opened(cold, files, tmp_path)
+    cold.rank_on_query = False  # keeps the ranking the opened graph was stored with
+    builds = CodeGraph.builds
+    path, changed = body_edited(tree)
+    files[path] = changed
+    for graph in (cold, opened):
+        graph.with_file(path, changed)
+    assert CodeGraph.builds == builds and opened.edited_in_place == [path]
+    assert any(hit.path == path for hit in cold.callers("is_available"))  # the edit added this call
+    same_answers(cold, opened)
+    again = parse_file(path, changed_text := (tree / path).read_text().replace("not item.is_available()", "True"),
+                       "python")
+    (tree / path).write_text(changed_text)
+    files[path] = again
+    for graph in (cold, opened):
+        graph.with_file(path, again)
+    assert CodeGraph.builds == builds
+    same_answers(cold, opened)
+    arrays = opened.stored_arrays()
+    assert arrays is not None  # the overlay folded in, for the next save
+    rank = opened.stored_rank()
+    assert rank is not None
+    pointer = write_arrays(tmp_path / "again.edges", arrays)
+    reopened = CodeGraph.opened(dict(files), StoredRank.from_arrays(rank.arrays()),
+                                StoredGraph(open_arrays(tmp_path, pointer)))
+    same_answers(cold, reopened)
+    assert CodeGraph.builds == builds
+
+
+def test_an_edit_that_adds_a_definition_still_builds_the_graph_in_memory(tree: Path, tmp_path: Path) -> None:
+    """An overlay only holds edits that keep every other file's resolution: after one, an edit that adds a
+    definition builds the graph from the files as edited, as a cold graph edited so."""
+    files = parsed_tree(tree)
+    cold = CodeGraph.build(files)
+    opened = stored_and_opened(cold, files, tmp_path)
+    path, changed = body_edited(tree)
+    models = tree / "inventory" / "models.py"
+    models.write_text(models.read_text() + "\n\ndef restocked(item):\n    return item.is_available()\n")
+    added = parse_file("inventory/models.py", models.read_text(encoding="utf-8"), "python")
+    for graph in (cold, opened):
+        graph.with_file(path, changed)
+    assert opened.edited_in_place == [path] and not opened.built
+    for graph in (cold, opened):
+        graph.with_file("inventory/models.py", added)
+        graph.refresh_centrality()
+    assert opened.built and not opened.mapped and not opened.edited_in_place
+    assert answers(opened) == answers(cold)

@@ -352,3 +352,47 @@ def test_a_file_deleted_after_a_restart_leaves_the_graph_a_cold_index_of_the_tre
     assert centralities(workspace) == pytest.approx(centralities(cold))
     workspace.close()
     cold.close()
+
+
+def unscored(answers: list[object]) -> list[object]:
+    """Graph answers without their scores and order (an overlay ranks as stored, a cold index afresh)."""
+    return [sorted((hit.path, hit.span, hit.symbol, hit.kind, hit.via, hit.resolved) for hit in found)
+            if found and not isinstance(found[0], str) else sorted(found) for found in answers]  # type: ignore[attr-defined]
+
+
+def edited_answers(workspace: Workspace) -> list[object]:
+    """Questions about the edited file (its new call and import) and about files the edit did not touch."""
+    graph = workspace.snapshot().graph
+    return [graph.callers("Item.is_available"), graph.callees("low_stock"), graph.impact("Item"),
+            graph.impact("InventoryService"), graph.callers("BaseJob.with_retry"),
+            graph.siblings("inventory/report.py", "low_stock"), graph.resolve("low_stock")]
+
+
+def test_an_edit_to_a_body_after_a_restart_is_held_over_the_stored_graph_and_stored_at_close(tree: Path,
+                                                                                            tmp_path: Path) -> None:
+    """Editing a function's body and its file's imports builds no graph: the mapped graph holds the edit as an
+    overlay and answers as a cold index of the edited files (scores aside), and the close stores the edited
+    graph, which the next restart maps and answers from as before it."""
+    indexed(tree, tmp_path / "index")
+    workspace = opened(tree, tmp_path / "index")
+    builds = CodeGraph.builds
+    target = tree / "inventory" / "report.py"
+    target.write_text(target.read_text(encoding="utf-8").replace(
+        "from inventory.service import InventoryService\n",
+        "from inventory.models import Item\nfrom inventory.service import InventoryService\n").replace(
+        "if item.quantity < threshold)", "if not isinstance(item, Item) or not item.is_available())"),
+        encoding="utf-8")
+    workspace.update_file(target)
+    graph = workspace.snapshot().graph
+    edited = edited_answers(workspace)
+    assert CodeGraph.builds == builds and graph.mapped and not graph.built
+    assert graph.edited_in_place == ["inventory/report.py"]
+    assert any(hit.path == "inventory/report.py" for hit in edited[0])  # type: ignore[attr-defined]
+    cold = opened(tree, tmp_path / "cold")
+    cold.refresh()
+    assert unscored(edited_answers(cold)) == unscored(edited)
+    cold.close()
+    workspace.close()
+    again = opened(tree, tmp_path / "index")
+    assert again.snapshot().graph.mapped and not again.snapshot().graph.edited_in_place
+    assert edited_answers(again) == edited
