@@ -129,7 +129,7 @@ class TextMatches:
 
     def lines(self) -> list[tuple[str, int]]:
         """(path, 0-based line) of every matching line, in result order."""
-        return [(found[0].path, found[1]) for part in (self.whole, self.partial) for found in part]
+        return [(file.path, line) for part in (self.whole, self.partial) for file, line, _, _ in part]
 
     def hits(self, limit: int | None = None) -> list[Hit]:
         """Hits for the first `limit` matching lines (all of them when None)."""
@@ -293,11 +293,13 @@ def match_text(
         scanned += len(text.data)
         in_order = in_order and path >= previous
         previous = path
-        scan = _Scan(_File(path, text), text.newlines, rank_words, whole, partial)
         if finder is not None and (query.case_sensitive or text.plain_case):
-            scan.find_all(text.data if query.case_sensitive else text.lowered, finder)
-        elif not scan.match_all(matcher, search, _Guide(guide, text.lowered) if guide is not None and text.plain_case
-                                else None, stop):
+            haystack = text.data if query.case_sensitive else text.lowered
+            first = finder.find(haystack, 0)
+            if first != -1:  # most candidates hold the needle, but a file without it costs one find
+                _Scan(_File(path, text), text.newlines, rank_words, whole, partial).find_all(haystack, finder, first)
+        elif not _Scan(_File(path, text), text.newlines, rank_words, whole, partial).match_all(
+                matcher, search, _Guide(guide, text.lowered) if guide is not None and text.plain_case else None, stop):
             reason = REASON_TIME
             break
         if len(whole) > limit or len(partial) > PARTIAL_SCAN_FACTOR * limit:
@@ -368,6 +370,26 @@ class _Finder:
         span = self._search(haystack, end, len(haystack))
         return -1 if span is None else span[0]
 
+    def find_all(self, haystack: bytes, first: int) -> list[int]:
+        """Every occurrence from `first` (one, found by `find`) on, not overlapping: `find` repeated,
+        inlined because a many-hit search calls it once per occurrence (tens of thousands of calls)."""
+        needle, search = self.needle, self._search
+        size, reach, stretch = len(needle), len(haystack), FIND_WINDOW + len(needle) - 1
+        find = haystack.find
+        found = [first]
+        at = first
+        while True:
+            pos = at + size
+            at = find(needle, pos, pos + stretch)
+            if at == -1:
+                if pos + FIND_WINDOW >= reach:
+                    return found
+                span = search(haystack, pos + FIND_WINDOW, reach)
+                if span is None:
+                    return found
+                at = span[0]
+            found.append(at)
+
 
 def _guide_literal(query: TextQuery) -> bytes | None:
     """For a regex whose plan is one clause, its longest literal lowercased: where in a file a match may be.
@@ -395,14 +417,6 @@ class _Guide:
 
     def __init__(self, literal: _Finder, lowered: bytes) -> None:
         self.literal, self.lowered = literal, lowered
-
-    def next_line(self, pos: int) -> int:
-        """The start of the first line at or after `pos` (a line start) where a match may begin; -1 if none."""
-        found = self.literal.find(self.lowered, pos)
-        if found == -1:
-            return -1
-        newline = self.lowered.rfind(b"\n", pos, found)
-        return pos if newline == -1 else newline + 1
 
 
 def _order(found: _Line) -> tuple[str, int]:
@@ -475,29 +489,23 @@ class _Scan:
         self.rank_words, self.whole, self.partial = rank_words, whole, partial
         self.line = 0
 
-    def find_all(self, haystack: bytes, finder: _Finder) -> None:
-        """Every line holding the finder's needle in `haystack` (the data or its lowered twin).
+    def find_all(self, haystack: bytes, finder: _Finder, first: int) -> None:
+        """Every line holding the finder's needle in `haystack` (the data or its lowered twin), whose
+        first occurrence is at `first`.
 
         Finds every occurrence, gives them their lines with one `searchsorted` over the file's
         `newlines`, then keeps one per line: the first, or for an identifier the first whole-word
         one when the line has one.
         """
         size = len(finder.needle)
-        find = finder.find
-        occurrences = []
-        at = find(haystack, 0)
-        while at != -1:
-            occurrences.append(at)
-            at = find(haystack, at + size)
-        if not occurrences:
-            return
+        occurrences = finder.find_all(haystack, first)
         newlines = self.newlines
+        file, whole, partial = self.file, self.whole, self.partial
         if len(occurrences) <= FEW_OCCURRENCES:
             view = newlines.data
             lines = [bisect_left(view, at) for at in occurrences]
         else:
             lines = np.searchsorted(newlines, np.array(occurrences, dtype=newlines.dtype)).tolist()
-        file, whole, partial = self.file, self.whole, self.partial
         if not self.rank_words:
             last = -1
             for at, line in zip(occurrences, lines, strict=True):
@@ -527,18 +535,25 @@ class _Scan:
         """Every line RE2 matches; an empty match after the final newline is on no line (ripgrep agrees).
 
         RE2 runs over one slice of whole lines at a time (a match never spans lines), and `stop` is
-        asked between slices; returns False when it said stop before the file was done.
+        asked once the scan has moved on a slice since it last asked; returns False when it said stop
+        before the file was done. The loop runs once per matching line (thousands for a many-hit
+        regex), so the guide's search and the line lookup are inlined here.
         """
         data = self.data
         size = len(data)
         phantom = size if data.endswith(b"\n") else -1
         newlines = self.newlines.data
-        pos = 0
+        count = len(newlines)
+        file, rank_words, is_whole = self.file, self.rank_words, self._is_whole_word
+        whole, partial = self.whole, self.partial
+        literal, lowered = (guide.literal, guide.lowered) if guide is not None else (None, b"")
+        pos = asked = 0  # asked: where the scan was when `stop` was last asked
         while data:
-            if guide is not None:
-                pos = guide.next_line(pos)
-                if pos == -1:
+            if literal is not None:  # skip to the start of the next line holding the guide's literal
+                found = literal.find(lowered, pos)
+                if found == -1:
                     return True
+                pos = lowered.rfind(b"\n", pos, found) + 1 or pos
             cut = data.find(b"\n", pos + SCAN_SLICE) if size - pos > SCAN_SLICE else -1
             window = size if cut == -1 else cut
             span = search(data, pos, window)
@@ -547,27 +562,28 @@ class _Scan:
                     return True
                 if stop():
                     return False
-                pos = window + 1
+                pos = asked = window + 1
                 continue
             start, end = span
             if start == phantom:
                 return True
-            line_end = self._locate(start, newlines)
-            if self.rank_words and not self._is_whole_word(start, end):
-                better = _first_whole_word(matcher, data, end, line_end, self._is_whole_word)
-                start, end = better.span() if better is not None else (start, end)
-            self._add(start, end)
+            line = bisect_left(newlines, start)
+            line_end = newlines[line] if line < count else size
+            if rank_words and not is_whole(start, end):
+                better = _first_whole_word(matcher, data, end, line_end, is_whole)
+                if better is not None:
+                    start, end = better.span()
+                (whole if better is not None else partial).append((file, line, start, end))
+            else:
+                whole.append((file, line, start, end))
             if line_end >= size:
                 return True
-            if stop():
-                return False
             pos = line_end + 1
+            if pos - asked > SCAN_SLICE:
+                if stop():
+                    return False
+                asked = pos
         return True
-
-    def _locate(self, at: int, newlines: memoryview) -> int:
-        """The end of the line holding byte `at`, setting the running line number to that line."""
-        self.line = line = bisect_left(newlines, at)
-        return newlines[line] if line < len(newlines) else len(self.data)
 
     def _is_whole_word(self, start: int, end: int) -> bool:
         # Bytes >= 0x80 belong to non-ASCII characters, which in identifiers are letters.
@@ -575,11 +591,6 @@ class _Scan:
         before = start > 0 and (data[start - 1] in _WORD_BYTES or data[start - 1] >= 0x80)
         after = end < len(data) and (data[end] in _WORD_BYTES or data[end] >= 0x80)
         return not before and not after
-
-    def _add(self, start: int, end: int) -> None:
-        """Record the current line with the match at bytes [start, end)."""
-        is_whole = not self.rank_words or self._is_whole_word(start, end)
-        (self.whole if is_whole else self.partial).append((self.file, self.line, start, end))
 
 
 # Span of a match, or None: the matcher's search over data[pos:endpos], looking at the text around it.
