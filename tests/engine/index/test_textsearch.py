@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import re
 import shutil
 import subprocess
@@ -313,7 +314,7 @@ def test_matching_lines_become_hits_only_for_the_lines_shown(tmp_path: Path, mon
     query = parse_text_query("needle")
     made: list[int] = []
     real_hit = textsearch._hit
-    monkeypatch.setattr(textsearch, "_hit", lambda found, score: made.append(1) or real_hit(found, score))
+    monkeypatch.setattr(textsearch, "_hit", lambda file, found, score: made.append(1) or real_hit(file, found, score))
     found = match_text(query, files, limit=10**6)
     assert len(found) == 400 and not found.truncated and made == []
     assert found.lines() == [(f"{i}.py", line) for i in range(4) for line in range(150) if line % 3 != 1]
@@ -454,3 +455,14 @@ def test_brute_force_parity_covers_many_hits_and_no_hit() -> None:
     files = [(name, data.decode("utf-8", "replace")) for name, data in PARITY_TREE.items()]
     counts = {text: len(brute_force(parse_text_query(text), files)) for text in PARITY_QUERIES}
     assert counts['"return "'] > 500 and counts['"nothing here"'] == 0 and counts['"Error"'] > 40
+
+
+def test_matching_line_records_leave_the_garbage_collectors_watch(tmp_path: Path) -> None:
+    """Issue 17: a listing keeps one record per line; records the collector tracks made each big listing
+    push the process toward full collections of the whole heap, which then ran inside a search."""
+    files = disk_files(tmp_path, {"a.py": "import os\n" * 1000, "b.py": "def test_x(self):\n" * 1000})
+    for text in ('"import"', r"re:def test_\w+\(self"):
+        found = match_text(parse_text_query(text), files, limit=10**6)
+        assert len(found) == 1000
+        gc.collect()
+        assert not any(gc.is_tracked(record) for record in (*found.whole, *found.partial))
