@@ -48,8 +48,9 @@ REASON_TIME = "time_budget"
 # A scan stops once this long has passed (the searcher's retriever budget, search.RETRIEVER_BUDGET_S):
 # the searcher has given up on it by then, so the thread must not keep burning a core.
 SCAN_BUDGET_S = 5.0
-# RE2 runs over at most this many bytes (cut at a line end) between two looks at the clock, so an
-# expensive pattern on a large file overruns its budget by one slice at most.
+# The clock is looked at once the scan of a file has moved this many bytes on, and RE2 runs over at most
+# this many (cut at a line end) at a time, so an expensive pattern on a large file overruns its budget
+# by two slices at most; asking after every matching line instead cost a clock read per line.
 SCAN_SLICE = 64 * 1024
 # RE2's memory bound for one compiled pattern (its default, made explicit): a pattern whose program
 # does not fit is refused at once as "pattern too large" instead of being run.
