@@ -48,8 +48,9 @@ REASON_TIME = "time_budget"
 # A scan stops once this long has passed (the searcher's retriever budget, search.RETRIEVER_BUDGET_S):
 # the searcher has given up on it by then, so the thread must not keep burning a core.
 SCAN_BUDGET_S = 5.0
-# RE2 runs over at most this many bytes (cut at a line end) between two looks at the clock, so an
-# expensive pattern on a large file overruns its budget by one slice at most.
+# The clock is looked at once the scan of a file has moved this many bytes on, and RE2 runs over at most
+# this many (cut at a line end) at a time, so an expensive pattern on a large file overruns its budget
+# by two slices at most; asking after every matching line instead cost a clock read per line.
 SCAN_SLICE = 64 * 1024
 # RE2's memory bound for one compiled pattern (its default, made explicit): a pattern whose program
 # does not fit is refused at once as "pattern too large" instead of being run.
@@ -105,9 +106,12 @@ class _File:
         return detect_language(self.path)  # only files whose lines are shown pay
 
 
-# One matching line as the scan records it: its file, 0-based line, and the match's byte span.
-# A tuple, not a Hit: a search with thousands of matching lines builds Hits only for those it shows.
-_Line = tuple[_File, int, int, int]
+# One matching line as the scan records it: its file's number in `TextMatches.files`, 0-based line, and
+# the match's byte span. A tuple, not a Hit: a search with thousands of matching lines builds Hits only
+# for those it shows. Only ints, so the garbage collector stops tracking it at its first look: records
+# holding a _File were tracked, and the tens of thousands a listing keeps brought on full collections
+# of the whole heap (1.2 million objects with Django indexed: 0.9 s inside one search, measured).
+_Line = tuple[int, int, int, int]
 
 
 @dataclass(frozen=True)
@@ -123,25 +127,28 @@ class TextMatches:
     partial: list[_Line] = field(default_factory=list)
     truncated: bool = False
     reason: str = ""
+    files: list[_File] = field(default_factory=list)  # what the records' file numbers refer to
 
     def __len__(self) -> int:
         return len(self.whole) + len(self.partial)
 
     def lines(self) -> list[tuple[str, int]]:
         """(path, 0-based line) of every matching line, in result order."""
-        return [(found[0].path, found[1]) for part in (self.whole, self.partial) for found in part]
+        paths = [file.path for file in self.files]
+        return [(paths[number], line) for part in (self.whole, self.partial) for number, line, _, _ in part]
 
     def hits(self, limit: int | None = None) -> list[Hit]:
         """Hits for the first `limit` matching lines (all of them when None)."""
         wanted = len(self) if limit is None else max(limit, 0)
-        made = [_hit(found, WHOLE_WORD_SCORE) for found in self.whole[:wanted]]
-        made.extend(_hit(found, SUBSTRING_SCORE) for found in self.partial[: wanted - len(made)])
+        files = self.files
+        made = [_hit(files[found[0]], found, WHOLE_WORD_SCORE) for found in self.whole[:wanted]]
+        made.extend(_hit(files[found[0]], found, SUBSTRING_SCORE) for found in self.partial[: wanted - len(made)])
         return made
 
 
-def _hit(found: _Line, score: float) -> Hit:
-    """A Hit for one recorded line: columns in code points, the line without its `\\r`, cut to SNIPPET_MAX."""
-    file, line, start, end = found
+def _hit(file: _File, found: _Line, score: float) -> Hit:
+    """A Hit for one recorded line of `file`: columns in code points, the line without its `\\r`, cut to SNIPPET_MAX."""
+    _, line, start, end = found
     data = file.data
     line_start = data.rfind(b"\n", 0, start) + 1
     line_end = data.find(b"\n", start)
@@ -278,6 +285,7 @@ def match_text(
     rank_words = query.kind == "identifier"
     whole: list[_Line] = []
     partial: list[_Line] = []
+    scanned_files: list[_File] = []  # the files that records name by number
     scanned = 0
     reason = ""
     previous = ""
@@ -293,24 +301,31 @@ def match_text(
         scanned += len(text.data)
         in_order = in_order and path >= previous
         previous = path
-        scan = _Scan(_File(path, text), text.newlines, rank_words, whole, partial)
         if finder is not None and (query.case_sensitive or text.plain_case):
-            scan.find_all(text.data if query.case_sensitive else text.lowered, finder)
-        elif not scan.match_all(matcher, search, _Guide(guide, text.lowered) if guide is not None and text.plain_case
-                                else None, stop):
-            reason = REASON_TIME
-            break
+            haystack = text.data if query.case_sensitive else text.lowered
+            first = finder.find(haystack, 0)
+            if first != -1:  # most candidates hold the needle, but a file without it costs one find
+                scanned_files.append(_File(path, text))
+                _Scan(scanned_files, text.newlines, rank_words, whole, partial).find_all(haystack, finder, first)
+        else:
+            scanned_files.append(_File(path, text))
+            if not _Scan(scanned_files, text.newlines, rank_words, whole, partial).match_all(
+                    matcher, search, _Guide(guide, text.lowered) if guide is not None and text.plain_case else None,
+                    stop):
+                reason = REASON_TIME
+                break
         if len(whole) > limit or len(partial) > PARTIAL_SCAN_FACTOR * limit:
             reason = REASON_LIMIT
             break
     if not in_order:
-        whole.sort(key=_order)
-        partial.sort(key=_order)
+        paths = [file.path for file in scanned_files]
+        whole.sort(key=lambda found: (paths[found[0]], found[1]))
+        partial.sort(key=lambda found: (paths[found[0]], found[1]))
     if len(whole) + len(partial) > limit:
         reason = REASON_LIMIT
         partial = partial[: max(limit - len(whole), 0)]
         whole = whole[:limit]
-    return TextMatches(whole, partial, bool(reason), reason)
+    return TextMatches(whole, partial, bool(reason), reason, scanned_files)
 
 
 class _Stop:
@@ -368,6 +383,26 @@ class _Finder:
         span = self._search(haystack, end, len(haystack))
         return -1 if span is None else span[0]
 
+    def find_all(self, haystack: bytes, first: int) -> list[int]:
+        """Every occurrence from `first` (one, found by `find`) on, not overlapping: `find` repeated,
+        inlined because a many-hit search calls it once per occurrence (tens of thousands of calls)."""
+        needle, search = self.needle, self._search
+        size, reach, stretch = len(needle), len(haystack), FIND_WINDOW + len(needle) - 1
+        find = haystack.find
+        found = [first]
+        at = first
+        while True:
+            pos = at + size
+            at = find(needle, pos, pos + stretch)
+            if at == -1:
+                if pos + FIND_WINDOW >= reach:
+                    return found
+                span = search(haystack, pos + FIND_WINDOW, reach)
+                if span is None:
+                    return found
+                at = span[0]
+            found.append(at)
+
 
 def _guide_literal(query: TextQuery) -> bytes | None:
     """For a regex whose plan is one clause, its longest literal lowercased: where in a file a match may be.
@@ -395,18 +430,6 @@ class _Guide:
 
     def __init__(self, literal: _Finder, lowered: bytes) -> None:
         self.literal, self.lowered = literal, lowered
-
-    def next_line(self, pos: int) -> int:
-        """The start of the first line at or after `pos` (a line start) where a match may begin; -1 if none."""
-        found = self.literal.find(self.lowered, pos)
-        if found == -1:
-            return -1
-        newline = self.lowered.rfind(b"\n", pos, found)
-        return pos if newline == -1 else newline + 1
-
-
-def _order(found: _Line) -> tuple[str, int]:
-    return found[0].path, found[1]
 
 
 def _literal_query(kind: QueryKind, pattern: str, offset: int) -> TextQuery:
@@ -469,35 +492,30 @@ class _Scan:
     the cost is one pass of the matcher over the bytes plus a few C calls and a tuple per line.
     """
 
-    def __init__(self, file: _File, newlines: np.ndarray, rank_words: bool, whole: list[_Line],
+    def __init__(self, files: list[_File], newlines: np.ndarray, rank_words: bool, whole: list[_Line],
                  partial: list[_Line]) -> None:
-        self.file, self.data, self.newlines = file, file.data, newlines
+        # The file is the last of `files`; its records name it by its number there.
+        self.file, self.data, self.newlines = len(files) - 1, files[-1].data, newlines
         self.rank_words, self.whole, self.partial = rank_words, whole, partial
         self.line = 0
 
-    def find_all(self, haystack: bytes, finder: _Finder) -> None:
-        """Every line holding the finder's needle in `haystack` (the data or its lowered twin).
+    def find_all(self, haystack: bytes, finder: _Finder, first: int) -> None:
+        """Every line holding the finder's needle in `haystack` (the data or its lowered twin), whose
+        first occurrence is at `first`.
 
         Finds every occurrence, gives them their lines with one `searchsorted` over the file's
         `newlines`, then keeps one per line: the first, or for an identifier the first whole-word
         one when the line has one.
         """
         size = len(finder.needle)
-        find = finder.find
-        occurrences = []
-        at = find(haystack, 0)
-        while at != -1:
-            occurrences.append(at)
-            at = find(haystack, at + size)
-        if not occurrences:
-            return
+        occurrences = finder.find_all(haystack, first)
         newlines = self.newlines
+        file, whole, partial = self.file, self.whole, self.partial
         if len(occurrences) <= FEW_OCCURRENCES:
             view = newlines.data
             lines = [bisect_left(view, at) for at in occurrences]
         else:
             lines = np.searchsorted(newlines, np.array(occurrences, dtype=newlines.dtype)).tolist()
-        file, whole, partial = self.file, self.whole, self.partial
         if not self.rank_words:
             last = -1
             for at, line in zip(occurrences, lines, strict=True):
@@ -527,18 +545,25 @@ class _Scan:
         """Every line RE2 matches; an empty match after the final newline is on no line (ripgrep agrees).
 
         RE2 runs over one slice of whole lines at a time (a match never spans lines), and `stop` is
-        asked between slices; returns False when it said stop before the file was done.
+        asked once the scan has moved on a slice since it last asked; returns False when it said stop
+        before the file was done. The loop runs once per matching line (thousands for a many-hit
+        regex), so the guide's search and the line lookup are inlined here.
         """
         data = self.data
         size = len(data)
         phantom = size if data.endswith(b"\n") else -1
         newlines = self.newlines.data
-        pos = 0
+        count = len(newlines)
+        file, rank_words, is_whole = self.file, self.rank_words, self._is_whole_word
+        whole, partial = self.whole, self.partial
+        literal, lowered = (guide.literal, guide.lowered) if guide is not None else (None, b"")
+        pos = asked = 0  # asked: where the scan was when `stop` was last asked
         while data:
-            if guide is not None:
-                pos = guide.next_line(pos)
-                if pos == -1:
+            if literal is not None:  # skip to the start of the next line holding the guide's literal
+                found = literal.find(lowered, pos)
+                if found == -1:
                     return True
+                pos = lowered.rfind(b"\n", pos, found) + 1 or pos
             cut = data.find(b"\n", pos + SCAN_SLICE) if size - pos > SCAN_SLICE else -1
             window = size if cut == -1 else cut
             span = search(data, pos, window)
@@ -547,27 +572,28 @@ class _Scan:
                     return True
                 if stop():
                     return False
-                pos = window + 1
+                pos = asked = window + 1
                 continue
             start, end = span
             if start == phantom:
                 return True
-            line_end = self._locate(start, newlines)
-            if self.rank_words and not self._is_whole_word(start, end):
-                better = _first_whole_word(matcher, data, end, line_end, self._is_whole_word)
-                start, end = better.span() if better is not None else (start, end)
-            self._add(start, end)
+            line = bisect_left(newlines, start)
+            line_end = newlines[line] if line < count else size
+            if rank_words and not is_whole(start, end):
+                better = _first_whole_word(matcher, data, end, line_end, is_whole)
+                if better is not None:
+                    start, end = better.span()
+                (whole if better is not None else partial).append((file, line, start, end))
+            else:
+                whole.append((file, line, start, end))
             if line_end >= size:
                 return True
-            if stop():
-                return False
             pos = line_end + 1
+            if pos - asked > SCAN_SLICE:
+                if stop():
+                    return False
+                asked = pos
         return True
-
-    def _locate(self, at: int, newlines: memoryview) -> int:
-        """The end of the line holding byte `at`, setting the running line number to that line."""
-        self.line = line = bisect_left(newlines, at)
-        return newlines[line] if line < len(newlines) else len(self.data)
 
     def _is_whole_word(self, start: int, end: int) -> bool:
         # Bytes >= 0x80 belong to non-ASCII characters, which in identifiers are letters.
@@ -575,11 +601,6 @@ class _Scan:
         before = start > 0 and (data[start - 1] in _WORD_BYTES or data[start - 1] >= 0x80)
         after = end < len(data) and (data[end] in _WORD_BYTES or data[end] >= 0x80)
         return not before and not after
-
-    def _add(self, start: int, end: int) -> None:
-        """Record the current line with the match at bytes [start, end)."""
-        is_whole = not self.rank_words or self._is_whole_word(start, end)
-        (self.whole if is_whole else self.partial).append((self.file, self.line, start, end))
 
 
 # Span of a match, or None: the matcher's search over data[pos:endpos], looking at the text around it.

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+import re
 import shutil
 import subprocess
 import time
@@ -312,7 +314,7 @@ def test_matching_lines_become_hits_only_for_the_lines_shown(tmp_path: Path, mon
     query = parse_text_query("needle")
     made: list[int] = []
     real_hit = textsearch._hit
-    monkeypatch.setattr(textsearch, "_hit", lambda found, score: made.append(1) or real_hit(found, score))
+    monkeypatch.setattr(textsearch, "_hit", lambda file, found, score: made.append(1) or real_hit(file, found, score))
     found = match_text(query, files, limit=10**6)
     assert len(found) == 400 and not found.truncated and made == []
     assert found.lines() == [(f"{i}.py", line) for i in range(4) for line in range(150) if line % 3 != 1]
@@ -386,3 +388,81 @@ def test_regex_window_search_without_the_bindings_internals_gives_the_same_lines
     for pos, end in ((0, len(data)), (1, len(data)), (22, 40), (36, len(data)), (len(data), len(data))):
         assert fast(data, pos, end) == public(data, pos, end)
     assert [(h.span.start_line, h.span.start_col) for h in search_text(query, files).hits] == [(0, 0), (2, 2)]
+
+
+# A small tree for the brute-force parity tests: many hits per file and per line, CRLF, a match on a
+# last line without a newline, bytes that are not UTF-8, non-ASCII text, and a file with no hit.
+PARITY_TREE: dict[str, bytes] = {
+    "a.py": b"import os\nfrom x import y  # import twice\nclass Error(Exception):\n    pass\n" * 40
+    + b"raise Error('x')",
+    "b.py": b"def test_one(self):\r\n    return self.assertEqual(1, 1)\r\n\r\nIMPORT = 'Import'\r\n",
+    "c.txt": b"caf\xc3\xa9 import \xff\xfe broken \x80 bytes\nError \xe9 Error\nreturn error\n",
+    "d.md": b"nothing to see here\n" * 300,
+    "e.py": b"\n".join(b"    return x%d  # error %d" % (n, n) for n in range(500)) + b"\n",
+}
+PARITY_QUERIES = ['"import"', '"Error"', '"return "', '"error"', "return", '"nothing here"', '"see here"',
+                  r"re:def test_\w+\(self", r"re:^\s*return \w+", r"re:error\s*$", r"re:\bimport\b", "re:x4\\d\\d"]
+
+
+def brute_force(query: TextQuery, files: list[tuple[str, str]]) -> list[tuple[str, int, int]]:
+    """(path, 0-based line, start column) of every matching line, by Python's `re` over each line."""
+    pattern = query.pattern if query.kind == "regex" else re.escape(query.pattern)
+    matcher = re.compile(pattern, 0 if query.case_sensitive else re.IGNORECASE)
+    found = []
+    for path, text in files:
+        lines = text.replace("\r\n", "\n").split("\n")
+        if text.endswith("\n"):
+            lines.pop()  # the empty tail after the final newline is no line
+        for number, line in enumerate(lines):
+            match = matcher.search(line)
+            if match is not None:
+                found.append((path, number, match.start()))
+    return found
+
+
+@pytest.mark.parametrize("window", [8, 4096])
+@pytest.mark.parametrize("text", PARITY_QUERIES)
+def test_every_line_equals_a_brute_force_scan_of_a_tree_on_disk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str, window: int
+) -> None:
+    """Literals, regexes, smart case, many hits, no hit, a last line without a newline and invalid UTF-8:
+    the lines, their order and columns are those of a line-by-line scan, also with the byte-search
+    window and the regex slice small enough that RE2 takes over and the clock is asked inside files."""
+    for name, data in PARITY_TREE.items():
+        (tmp_path / name).write_bytes(data)
+    files = [(name, (tmp_path / name).read_bytes().decode("utf-8", "replace")) for name in sorted(PARITY_TREE)]
+    monkeypatch.setattr(textsearch, "FIND_WINDOW", window)
+    monkeypatch.setattr(textsearch, "SCAN_SLICE", window)
+    query = parse_text_query(text)
+    expected = brute_force(query, files)
+    found = match_text(query, files, limit=10**6)
+    hits = found.hits()
+    if query.kind != "identifier":
+        assert [(h.path, h.span.start_line, h.span.start_col) for h in hits] == expected
+    else:  # whole words first, then substrings, each in (path, line) order
+        assert sorted((h.path, h.span.start_line) for h in hits) == [row[:2] for row in expected]
+    assert found.lines() == [(h.path, h.span.start_line) for h in hits]
+    assert not found.truncated
+    if len(expected) > 3:
+        page = match_text(query, files, limit=3)
+        assert page.truncated and page.reason == REASON_LIMIT
+        assert hit_rows(page.hits()) == hit_rows(hits[:3])
+        assert hit_rows(found.hits(3)) == hit_rows(hits[:3])
+
+
+def test_brute_force_parity_covers_many_hits_and_no_hit() -> None:
+    """The parity tree exercises what it is meant to: a many-hit query and a query with no hit."""
+    files = [(name, data.decode("utf-8", "replace")) for name, data in PARITY_TREE.items()]
+    counts = {text: len(brute_force(parse_text_query(text), files)) for text in PARITY_QUERIES}
+    assert counts['"return "'] > 500 and counts['"nothing here"'] == 0 and counts['"Error"'] > 40
+
+
+def test_matching_line_records_leave_the_garbage_collectors_watch(tmp_path: Path) -> None:
+    """Issue 17: a listing keeps one record per line; records the collector tracks made each big listing
+    push the process toward full collections of the whole heap, which then ran inside a search."""
+    files = disk_files(tmp_path, {"a.py": "import os\n" * 1000, "b.py": "def test_x(self):\n" * 1000})
+    for text in ('"import"', r"re:def test_\w+\(self"):
+        found = match_text(parse_text_query(text), files, limit=10**6)
+        assert len(found) == 1000
+        gc.collect()
+        assert not any(gc.is_tracked(record) for record in (*found.whole, *found.partial))
