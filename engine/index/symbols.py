@@ -131,18 +131,22 @@ class SymbolTable:
 
     @classmethod
     def _derive(
-        cls, files: dict[str, tuple[Symbol, ...]], base: _Index, overlay_paths: frozenset[str]
+        cls, files: dict[str, tuple[Symbol, ...]] | _EditedFiles, base: _Index, overlay_paths: frozenset[str]
     ) -> SymbolTable:
         table = cls.__new__(cls)
-        table._files = MappingProxyType(files)
         table._base = base
         table._overlay_paths = overlay_paths
-        table._count = sum(len(found) for found in files.values())
         table._stored = None
         overlay_size = sum(len(files.get(path, ())) for path in overlay_paths)
-        if overlay_size > OVERLAY_MAX_SYMBOLS:
+        if overlay_size > OVERLAY_MAX_SYMBOLS:  # every file's records are made here: a plain table from now on
+            files = dict(files)
             table._base = _Index(tuple(s for found in files.values() for s in found))
             table._overlay_paths = frozenset()
+        if isinstance(files, _EditedFiles):
+            table._files, table._count = files, files.count
+        else:
+            table._files = MappingProxyType(files)
+            table._count = sum(len(found) for found in files.values())
         return table
 
     def arrays(self) -> dict[str, np.ndarray]:
@@ -273,9 +277,16 @@ class SymbolTable:
         return table
 
     def with_file(self, path: str, symbols: Iterable[Symbol]) -> SymbolTable:
-        """A new table where `path` holds exactly `symbols` (this one is unchanged)."""
-        files = dict(self._files)
+        """A new table where `path` holds exactly `symbols` (this one is unchanged).
+
+        A table opened from arrays keeps its saved files undecoded and notes the edit beside them
+        (`_EditedFiles`); copying them into a dict made every saved symbol a record on a restart's first
+        edit (Django 1x: 2.1 s, and the records stayed). The next save writes them all as arrays again.
+        """
         found = tuple(symbols)
+        if isinstance(self._files, _StoredFiles | _EditedFiles):
+            return SymbolTable._derive(self._files.edited(path, found), self._base, self._overlay_paths | {path})
+        files = dict(self._files)
         if found:
             files[path] = found
         else:
@@ -575,23 +586,74 @@ class _StoredFiles(Mapping[str, tuple[Symbol, ...]]):
         self._files = files
         self.count = int(files._offsets[-1])
 
-    @cached_property
-    def _order(self) -> dict[str, int]:
-        """Path -> its place among the files, made on first use: a restart's first answer needs no file's
-        symbols by path, and making it for 4x Django's 21k paths was 40 ms of every start."""
-        files = self._files
-        return {files._keys[at]: at for at in range(len(files))}
+    def _at(self, path: object) -> int:
+        """`path`'s place among the files (-1: none), without a dict of every path (40 ms of a start or first
+        edit for 4x Django's 21k): the pool is sorted, so its id is a bisect, and its place one vectorised
+        compare over the files' ids."""
+        pool = self._symbols._pool
+        found = bisect.bisect_left(pool, path) if isinstance(path, str) else len(pool)
+        if found == len(pool) or pool[found] != path:
+            return -1
+        at = np.flatnonzero(self._files._key_ids == found)
+        return int(at[0]) if at.size else -1
 
     def __getitem__(self, path: str) -> tuple[Symbol, ...]:
-        at = self._order[path]
+        at = self._at(path)
+        if at < 0:
+            raise KeyError(path)
         start, end = int(self._files._offsets[at]), int(self._files._offsets[at + 1])
         return tuple(self._symbols[position] for position in self._files._positions[start:end].tolist())
 
+    def __contains__(self, path: object) -> bool:
+        return self._at(path) >= 0
+
     def __iter__(self) -> Iterator[str]:
-        return iter(self._order)
+        return iter(self._files)
 
     def __len__(self) -> int:
         return len(self._files)
+
+    def size(self, path: str) -> int:
+        """How many symbols `path` holds (0: none saved), without making their records."""
+        at = self._at(path)
+        return 0 if at < 0 else int(self._files._offsets[at + 1] - self._files._offsets[at])
+
+    def edited(self, path: str, found: tuple[Symbol, ...]) -> _EditedFiles:
+        return _EditedFiles(self, {path: found})
+
+
+class _EditedFiles(Mapping[str, tuple[Symbol, ...]]):
+    """A saved table's files after edits: each edited path's symbols (an empty tuple: removed) over the
+    saved files, which stay undecoded. Saved paths keep their place; new ones follow in edit order."""
+
+    def __init__(self, saved: _StoredFiles, changed: dict[str, tuple[Symbol, ...]]) -> None:
+        self._saved = saved
+        self._changed = changed
+        self.count = saved.count + sum(len(found) - saved.size(path) for path, found in changed.items())
+        self._len = len(saved) + sum(bool(found) - (path in saved) for path, found in changed.items())
+
+    def edited(self, path: str, found: tuple[Symbol, ...]) -> _EditedFiles:
+        return _EditedFiles(self._saved, {**self._changed, path: found})
+
+    def __getitem__(self, path: str) -> tuple[Symbol, ...]:
+        found = self._changed.get(path)
+        if found is None:
+            return self._saved[path]
+        if not found:
+            raise KeyError(path)
+        return found
+
+    def __contains__(self, path: object) -> bool:
+        found = self._changed.get(path) if isinstance(path, str) else None
+        return path in self._saved if found is None else bool(found)
+
+    def __iter__(self) -> Iterator[str]:
+        changed = self._changed
+        yield from (path for path in self._saved if changed.get(path, True))
+        yield from (path for path, found in changed.items() if found and path not in self._saved)
+
+    def __len__(self) -> int:
+        return self._len
 
 
 class _Index:

@@ -228,3 +228,47 @@ def test_the_subsequence_test_turns_away_exactly_what_the_fuzzy_pattern_cannot_m
         pattern = re.compile(".*?".join(f"({re.escape(char)})" for char in needle))
         for name in names:
             assert _is_subsequence(needle, name) == (pattern.search(name) is not None), (needle, name)
+
+
+def _edited_files() -> tuple[dict[str, list[Symbol]], dict[str, list[Symbol]]]:
+    """A workspace of 40 files, and the same after an edit, a deletion and a new file."""
+    files = {f"pkg/mod{n}.py": [sym(f"parse_config_{n}", path=f"pkg/mod{n}.py"),
+                                sym("load", "method", path=f"pkg/mod{n}.py", container=f"Loader{n}", line=2),
+                                sym(f"Loader{n}", "class", path=f"pkg/mod{n}.py", line=1),
+                                sym("CONFIG", "constant", path=f"pkg/mod{n}.py", line=5)]
+             for n in range(40)}
+    edited = dict(files)
+    edited["pkg/mod3.py"] = [sym("reload", path="pkg/mod3.py"), sym("parseConfig", path="pkg/mod3.py", line=4),
+                             sym("load", "method", path="pkg/mod3.py", container="Loader3", line=7)]
+    del edited["pkg/mod7.py"]
+    edited["new/fresh.py"] = [sym("ParseConfig", "class", path="new/fresh.py"),
+                              sym("load", "function", path="new/fresh.py", line=9)]
+    return files, edited
+
+
+def test_a_saved_table_edited_answers_as_one_built_from_the_edited_files(monkeypatch: pytest.MonkeyPatch) -> None:
+    files, edited = _edited_files()
+    saved = SymbolTable(s for found in files.values() for s in found).stored()
+    assert saved.stored() is saved  # read from its arrays: records made only as searches show them
+    made: list[int] = []
+    make = symbols_module._Symbols._symbol
+    monkeypatch.setattr(symbols_module._Symbols, "_symbol", lambda self, index: made.append(index) or make(self, index))
+    table = (saved.with_file("pkg/mod3.py", edited["pkg/mod3.py"]).without_file("pkg/mod7.py")
+             .with_file("new/fresh.py", edited["new/fresh.py"]))
+    # Issue 17: the edits made no saved symbol into a record (every one of them was, by copying the files).
+    assert made == []
+    fresh = SymbolTable(s for found in edited.values() for s in found)
+    assert len(table) == len(fresh) == sum(map(len, edited.values()))
+    queries = ["load", "LOAD", "parse_config", "parseConfig", "ParseConfig", "parse_config_7", "parse_config_3",
+               "reload", "par", "Lo", "pcfg", "ldr", "Loader3.load", "mod3.load", "fresh.load", "mod7.load",
+               "CONFIG", "config", "Loader7"]
+    for query in queries:
+        for kinds in (None, frozenset({"method"}), frozenset({"class"})):
+            assert ([(m.symbol, m.score, m.tier) for m in table.search(query, kinds)]
+                    == [(m.symbol, m.score, m.tier) for m in fresh.search(query, kinds)]), (query, kinds)
+        assert table.definitions(query) == fresh.definitions(query)
+    assert table.worded(["parse", "config"], 2) == fresh.worded(["parse", "config"], 2)
+    assert sorted(table.all(), key=repr) == sorted(fresh.all(), key=repr)
+    again = SymbolTable.from_arrays(table.arrays())  # the next save folds the edits into arrays
+    assert [m.symbol for m in again.search("load")] == [m.symbol for m in fresh.search("load")]
+    assert len(again) == len(fresh) and "pkg/mod7.py" not in {s.path for s in again.all()}
