@@ -192,6 +192,14 @@ def _word_set(name: str) -> frozenset[str]:
     return frozenset(name_words(name))
 
 
+def _uses_by_name(parsed: ParsedFile) -> dict[str, list[Reference]]:
+    """A file's uses grouped by the last part of the name they use (what resolution looks up)."""
+    refs: dict[str, list[Reference]] = {}
+    for ref in parsed.references:
+        refs.setdefault(_last_name(ref.name), []).append(ref)
+    return refs
+
+
 @functools.lru_cache(maxsize=NAME_CACHE_SIZE)
 def _last_name(name: str) -> str:
     return _QUALIFIER.split(name)[-1]
@@ -489,9 +497,7 @@ class CodeGraph:
             self._symbols[node] = symbol
             self._homes[node] = homes[node]
         self._nodes[path] = nodes
-        refs: dict[str, list[Reference]] = {}
-        for ref in parsed.references:
-            refs.setdefault(_last_name(ref.name), []).append(ref)
+        refs = _uses_by_name(parsed)
         self._refs[path] = refs
         self._tiers[path] = {}
         self._imports[path] = frozenset()
@@ -533,9 +539,7 @@ class CodeGraph:
             for word in _word_set(symbol.name):
                 _index(self._words, word, node)
         self._nodes[path] = nodes
-        refs: dict[str, list[Reference]] = {}
-        for ref in parsed.references:
-            refs.setdefault(_last_name(ref.name), []).append(ref)
+        refs = _uses_by_name(parsed)
         self._refs[path] = refs
         self._tiers[path] = {}
         for name in refs:
