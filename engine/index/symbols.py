@@ -588,14 +588,22 @@ class _StoredFiles(Mapping[str, tuple[Symbol, ...]]):
 
     def _at(self, path: object) -> int:
         """`path`'s place among the files (-1: none), without a dict of every path (40 ms of a start or first
-        edit for 4x Django's 21k): the pool is sorted, so its id is a bisect, and its place one vectorised
-        compare over the files' ids."""
+        edit for 4x Django's 21k): the pool is sorted, so its id is a bisect, and its place is read from
+        `_places`."""
         pool = self._symbols._pool
         found = bisect.bisect_left(pool, path) if isinstance(path, str) else len(pool)
         if found == len(pool) or pool[found] != path:
             return -1
-        at = np.flatnonzero(self._files._key_ids == found)
-        return int(at[0]) if at.size else -1
+        return int(self._places[found])
+
+    @cached_property
+    def _places(self) -> np.ndarray:
+        """Each pool id's place among the files (-1: not a file), made once with two vectorised writes: the
+        files keep their order, not the pool's, and a compare over every file per lookup made a loop over
+        all files quadratic."""
+        places = np.full(len(self._symbols._pool), -1, dtype=np.int64)
+        places[self._files._key_ids] = np.arange(len(self._files._key_ids))
+        return places
 
     def __getitem__(self, path: str) -> tuple[Symbol, ...]:
         at = self._at(path)
