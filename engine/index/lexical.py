@@ -226,6 +226,15 @@ class LexicalIndex:
         counts = [int(indptr[vocab[token] + 1] - indptr[vocab[token]]) if token in vocab else 0 for token in tokens]
         return min(counts) / self.size
 
+    def holds(self, word: str) -> bool:
+        """Whether some chunk holds every token of `word` (its parts, stemmed as BM25 reads them): a
+        word of a question that no chunk holds names nothing in the workspace. True when there is no
+        model (an empty workspace) or the word has no token (a stop word), for nothing is known absent."""
+        tokens = query_tokens(word)
+        if self.model is None or not self.size or not tokens:
+            return True
+        return self.document_share(tokens) > 0
+
     def search(self, query: str, limit: int = 50) -> list[tuple[int, float]]:
         """(chunk position, score) of the best chunks for a text, best first; only positive scores."""
         return self.search_tokens(query_tokens(query), limit)

@@ -396,6 +396,23 @@ KEYWORD_MIN_LENGTH: Final = 3
 # Shortest word the "not found" note may report absent (engine/search/absence.py): two letters occur in
 # every workspace.
 NAMED_MIN_LENGTH: Final = 3
+# The subject of a question shaped `how does the kafka consumer rebalance …` (`question_subject`): after a
+# question word, an auxiliary and an optional determiner come the words of the noun phrase the question
+# is about, up to the first stop word. A subject word that no chunk of the workspace holds means the
+# workspace has no such thing, and the answer is approximate (engine/search/absence.py). Unanswerable
+# questions about lowercase topics (`websocket`, `unpaid invoices`, `database transactions`) named
+# nothing capitalised for the named-thing check to find.
+SUBJECT_QUESTION_WORDS: Final = frozenset({"how", "where", "why", "what", "when", "which", "who"})
+SUBJECT_AUXILIARIES: Final = frozenset(
+    {"does", "do", "did", "is", "are", "was", "were", "can", "could", "should", "will", "would", "has", "have"})
+SUBJECT_DETERMINERS: Final = frozenset(
+    {"the", "a", "an", "this", "that", "these", "those", "its", "their", "our", "my", "your", "each", "every"})
+# One word: a subject's first word names its topic, as modifier or head (`websocket`, `unpaid`,
+# `database`); the next is as often the verb of a passive question (`how are routes registered`) or a
+# paraphrase (`exception propagation`) the workspace lacks though it holds the thing. Measured over the
+# 54 answerable questions of this shape in the seven query sets: two words flagged 3, one word none,
+# and both caught the same unanswerable ones but `monthly payroll`.
+SUBJECT_WORDS: Final = 1
 
 # --- Stop words: one table (issue 11; it used to be three lists in tokens.py, graph.py, intent.py). ---
 # Each row is a set of words and the readers of a query that drop them, with why. The readers:

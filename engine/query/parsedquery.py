@@ -28,6 +28,10 @@ from ..model.profiles import (
     IMPACT_ANALYSIS,
     KEYWORD_MIN_LENGTH,
     NAMED_MIN_LENGTH,
+    SUBJECT_AUXILIARIES,
+    SUBJECT_DETERMINERS,
+    SUBJECT_QUESTION_WORDS,
+    SUBJECT_WORDS,
     TEST_WORDS,
 )
 from ..model.tokens import ENGLISH_STOP_WORDS, QUALIFIER, query_tokens
@@ -42,6 +46,7 @@ __all__ = [
     "named_file",
     "parse_query",
     "query_keywords",
+    "question_subject",
     "stated_names",
 ]
 
@@ -141,6 +146,26 @@ def _named_things(query: str, stated: StatedNames) -> tuple[str, ...]:
     return tuple(sorted(w.strip(".") for w in named if len(w.strip(".")) >= NAMED_MIN_LENGTH))
 
 
+_SENTENCE_WORD = re.compile(r"[A-Za-z_][\w.$-]*")
+
+
+def question_subject(query: str, named: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """The words of the noun phrase a question of the shape `how does the kafka consumer rebalance`
+    is about (SUBJECT_WORDS of them after the question word, the auxiliary and a determiner, up to the
+    first stop word), less the `named` things, which the "not found" check reads on their own; none
+    for any other shape (a keyword list, `how Param defines …`, another language)."""
+    words = _SENTENCE_WORD.findall(query)
+    if len(words) < 3 or words[0].lower() not in SUBJECT_QUESTION_WORDS or words[1].lower() not in SUBJECT_AUXILIARIES:
+        return ()
+    start = 3 if words[2].lower() in SUBJECT_DETERMINERS else 2
+    subject: list[str] = []
+    for word in words[start:start + SUBJECT_WORDS]:
+        if len(word) < NAMED_MIN_LENGTH or word.lower() in ENGLISH_STOP_WORDS:
+            break
+        subject.append(word)
+    return tuple(word for word in subject if word not in named)
+
+
 @dataclass(frozen=True)
 class SymbolQuery:
     """What the structural retriever looks up: a name, the kinds a leading kind word allows
@@ -163,6 +188,8 @@ class ParsedQuery:
     are the words the ranking features, BM25, the graph and the classifier read; `tests_wanted` and
     `docs_wanted` say whether the question lifts the test or documentation priors; `pasted` whether
     the text is an issue or a traceback to split into parts (engine/search/decompose.py).
+    `named_things` and `subject` are the words the "not found" check looks for in the workspace
+    (engine/search/absence.py).
     """
 
     raw: str
@@ -179,6 +206,7 @@ class ParsedQuery:
     quoted: tuple[str, ...]
     identifiers: tuple[str, ...]
     named_things: tuple[str, ...]
+    subject: tuple[str, ...]
     tests_wanted: bool
     docs_wanted: bool
     pasted: bool = False
@@ -272,6 +300,7 @@ def parse_query(raw: str, classification: Classification | None = None, known: K
     if opening:
         stated = replace(stated, embedded=stated.embedded | {opening})
     words = raw.split()
+    named = _named_things(raw, stated)
     return ParsedQuery(
         raw=raw,
         classification=verdict,
@@ -286,7 +315,8 @@ def parse_query(raw: str, classification: Classification | None = None, known: K
         tokens=tuple(query_tokens(raw)),
         quoted=quoted_strings(raw),
         identifiers=identifiers(raw, known),
-        named_things=_named_things(raw, stated),
+        named_things=named,
+        subject=question_subject(raw, named),
         tests_wanted=asks_about_tests(raw),
         docs_wanted=asks_about_docs(raw),
         pasted=pasted,

@@ -5,13 +5,15 @@ index has never seen used to get a confident list of fuzzy matches with nothing 
 guesses (issue 14: 100 % of such queries returned results). Now the response says
 "no definition of FooBar; similar names: …" in `notes`, and every result carries `approximate: true`.
 The same holds for a question naming a thing that occurs nowhere in the workspace (`how does the
-Kafka consumer rebalance`), and for an exact string that matched nothing, whose fused rescue can only
-show related code.
+Kafka consumer rebalance`) or asking about a subject no chunk holds a word of (`how does the websocket
+reconnect`, `how are unpaid invoices reminded`), and for an exact string that matched nothing, whose
+fused rescue can only show related code.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import numpy as np
 
@@ -85,8 +87,18 @@ def occurs(snapshot: Snapshot, word: str) -> bool:
     return any(found(text) for text in snapshot.buffers.values())
 
 
-def absence_note(snapshot: Snapshot, query: ParsedQuery, strategy: str) -> str | None:
-    """What the response must say when the query's target is not in the workspace, or None."""
+def _in_buffers(snapshot: Snapshot, word: str) -> bool:
+    """An unsaved buffer's words reach BM25 only at its next build; a subject typed a moment ago is there."""
+    lowered = word.lower()
+    return any(lowered in text.lower() for text in snapshot.buffers.values())
+
+
+def absence_note(snapshot: Snapshot, query: ParsedQuery, strategy: str,
+                 holds: Callable[[str], bool] | None = None) -> str | None:
+    """What the response must say when the query's target is not in the workspace, or None. `holds`
+    says whether any chunk holds a word (the BM25 vocabulary, engine/index/lexical.py): a question's
+    subject (`how does the websocket reconnect`) is missing when no chunk holds one of its words and
+    no open buffer contains it."""
     classification = query.classification
     target = classification.target
     intent = classification.intent
@@ -102,6 +114,8 @@ def absence_note(snapshot: Snapshot, query: ParsedQuery, strategy: str) -> str |
     if intent == EXACT_MATCH or classification.seed is not None:
         return None  # a find_similar seed was found in the index: what it is like exists
     missing = [word for word in query.named_things if not occurs(snapshot, word)]
+    if holds is not None:
+        missing += [word for word in query.subject if not holds(word) and not _in_buffers(snapshot, word)]
     if missing:
         return f"{', '.join(missing)} occurs nowhere in this workspace; results are approximate"
     return None

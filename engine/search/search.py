@@ -57,6 +57,7 @@ class Searcher:
         semantic_available: Callable[[], bool] = lambda: True,
         demote_factor: float = DEMOTE_FACTOR,
         decompose: bool = True,
+        holds_word: Callable[[Snapshot, str], bool] | None = None,
     ) -> None:
         self.retrievers = dict(retrievers)
         self.default_preset = default_preset
@@ -64,6 +65,9 @@ class Searcher:
         self.demote_factor = demote_factor
         # Long texts (issues, tracebacks) are split into parts, each searched alone (engine/search/decompose.py).
         self.decompose = decompose
+        # Whether any chunk of a snapshot holds a word (the BM25 vocabulary): the "not found" check of a
+        # question's subject (engine/search/absence.py); None, as in tools without BM25, skips it.
+        self.holds_word = holds_word
         self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="retriever")
 
     def close(self) -> None:
@@ -111,7 +115,9 @@ class Searcher:
             reports.update(more_reports)
         fused = self._fuse(snapshot, query, ranking, query.intent, route, strategy, ranked)
         fused = fused[: request.limit]
-        absent = absence_note(snapshot, query, strategy)
+        holds = self.holds_word
+        absent = absence_note(snapshot, query, strategy,
+                              (lambda word: holds(snapshot, word)) if holds is not None else None)
         if absent is not None:
             notes.append(absent)
             fused = [replace(result, approximate=True) for result in fused]

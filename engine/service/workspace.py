@@ -221,7 +221,8 @@ class Workspace:
             "semantic": make_semantic_retriever(self._embedder.state, self._lexical),
         }
         self._searcher = Searcher(
-            retrievers, self.settings.preset, self._embedder.available, self.settings.demote_factor
+            retrievers, self.settings.preset, self._embedder.available, self.settings.demote_factor,
+            holds_word=lambda snapshot, word: self._lexical.get(snapshot)[0].holds(word),
         )
 
     # --- reading -------------------------------------------------------------------------

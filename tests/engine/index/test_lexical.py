@@ -230,3 +230,11 @@ def test_document_share_counts_chunks_not_occurrences() -> None:
     assert index.document_share(["plugin", "zyxwvut"]) == 0.0
     assert index.document_share([]) == 0.0
     assert LexicalIndex.build([]).document_share(["plugin"]) == 0.0
+
+
+def test_holds_says_whether_any_chunk_has_a_words_tokens() -> None:
+    index = LexicalIndex.build(code_chunks("net/socket.py", "def open_websocket(url):\n    return connect(url)\n"))
+    assert index.holds("websocket") and index.holds("websockets") and index.holds("connecting")
+    assert not index.holds("kafka")
+    assert index.holds("the")  # a stop word has no token: nothing is known absent
+    assert LexicalIndex.build([]).holds("kafka")  # an empty workspace knows no word absent

@@ -11,7 +11,7 @@ from fourfold.engine import SearchRequest
 from fourfold.engine.index.textsearch import QueryError, TextQuery
 from fourfold.engine.model.profiles import UNDERSTAND_CODE
 from fourfold.engine.query.intent import Classification, is_explicit_regex
-from fourfold.engine.query.parsedquery import SymbolQuery, parse_query
+from fourfold.engine.query.parsedquery import SymbolQuery, parse_query, question_subject
 from fourfold.engine.search import search
 from fourfold.engine.service import workspace as workspace_module
 
@@ -51,6 +51,7 @@ def test_the_words_every_stage_reads_are_read_at_parse() -> None:
     assert parsed.tokens == ("rout", "match", "path")
     assert parsed.symbol == SymbolQuery("how does the Router match paths", None, frozenset({"Router"}))
     assert parsed.named_things == ("Router",)
+    assert parsed.subject == ()  # the subject is the named Router, which the named-thing check reads
     assert parsed.last_word == "paths"
     assert not parsed.tests_wanted and not parsed.docs_wanted
     wants = parse_query("which tests cover the retry docs")
@@ -123,3 +124,17 @@ def test_a_capitalised_first_word_the_index_defines_is_a_stated_name(raw: str, o
         off = parse_query(raw, known=known, opening_names=False)
         assert opening not in off.stated.all and opening not in off.symbol.words
     assert "Content" in parse_query("How Content is encoded", known=known).stated.embedded
+
+
+@pytest.mark.parametrize(("question", "subject"), [
+    ("how does the websocket reconnect after a dropped connection", ("websocket",)),
+    ("how are unpaid invoices reminded by email", ("unpaid",)),
+    ("How is the monthly payroll computed?", ("monthly",)),
+    ("how does it work", ()),  # a stop word ends the phrase before it starts
+    ("how Param defines a named parameter", ()),  # no auxiliary: not a shape whose subject is known
+    ("null-safe string operations and text helpers", ()),
+    ("come vengono cifrate le password", ()),
+])
+def test_a_questions_subject_is_read_from_its_shape(question: str, subject: tuple[str, ...]) -> None:
+    assert question_subject(question) == subject
+    assert parse_query(question).subject == subject
