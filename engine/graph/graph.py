@@ -397,7 +397,7 @@ class CodeGraph:
 
     def prepare_edits(self) -> None:
         """Make now what the first edit of a mapped graph would (`_delta_views`: the writable views and the
-        file set import resolution reads, one entry per file, ~80 ms at 4x Django), so a server that calls
+        file set import resolution reads, one entry per file: tens of ms at 4x Django), so a server that calls
         this after opening does not pay it on the user's first keystroke. Nothing for any other graph."""
         with self._lock:
             if self._mapped is not None and self._unbuilt is not None:
