@@ -687,7 +687,7 @@ class Workspace:
                 position += 1
         return position
 
-    def _apply(self, indexed: Sequence[_Indexed], removed: Sequence[str], skipped: dict[str, str] | None = None,
+    def _apply(self, indexed: Sequence[_Indexed], removed: Sequence[str], skipped: Mapping[str, str] | None = None,
                buffers: dict[str, str] | None = None, partial: bool = False) -> None:
         """Publish a new snapshot with these files replaced and those removed (rows already written).
 
@@ -875,10 +875,12 @@ class Workspace:
             if relative in self._snapshot.buffers:
                 return  # the editor's buffer wins until it is closed
             item = _index_or_reason(self.root, relative, self.settings.max_file_size)
-            skipped = {path: reason for path, reason in self._snapshot.skipped.items() if path != relative}
+            skipped = self._snapshot.skipped  # shared unless this file's entry changes (a copy per edit)
+            if relative in skipped:
+                skipped = {path: reason for path, reason in skipped.items() if path != relative}
             if isinstance(item, str):
                 if (self.root / relative).exists():
-                    skipped[relative] = item
+                    skipped = {**skipped, relative: item}
                 self._apply((), [relative], skipped)
                 return
             self.store.write([item.stored])
