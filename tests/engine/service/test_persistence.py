@@ -9,7 +9,10 @@ computed again, never trusted.
 from __future__ import annotations
 
 import io
+import json
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -443,3 +446,42 @@ def test_a_warmed_up_restart_edited_answers_about_the_edited_files_as_a_cold_ind
     assert all(edited[5:8])  # each search found something
     cold.close()
     workspace.close()
+
+
+# Run in a fresh process: which grammars and queries are loaded is process-wide state.
+FIRST_EDIT = """
+import json, sys
+from pathlib import Path
+from fourfold.engine import Settings, Workspace
+root, index, warm = Path(sys.argv[1]), sys.argv[2], sys.argv[3] == "warm"
+workspace = Workspace(root, Settings(index_dir=index, semantic_backend="none"), background=False)
+opened_with_parser = "fourfold.engine.index.structure" in sys.modules
+if warm:
+    workspace.warm_up()
+from fourfold.engine.index import structure
+from fourfold.engine.model.languages import grammar
+before = (grammar.cache_info().misses, structure._query.cache_info().misses, workspace.snapshot().graph._graph)
+workspace.update_file(root / "inventory" / "report.py")
+workspace.update_file(root / "web" / "src" / "store.ts")
+after = (grammar.cache_info().misses, structure._query.cache_info().misses, workspace.snapshot().graph._graph)
+print(json.dumps({"opened_with_parser": opened_with_parser, "grammars": [before[0], after[0]],
+                  "queries": [before[1], after[1]], "same_views": before[2] is after[2]}))
+workspace.close()
+"""
+
+
+@pytest.mark.parametrize("warm", [True, False])
+def test_after_a_warm_up_the_first_edits_load_no_grammar_and_make_no_edit_views(tree: Path, tmp_path: Path,
+                                                                                warm: bool) -> None:
+    """`Workspace.warm_up` loads the grammars and queries of the index's languages and makes the mapped graph's
+    edit views, so the first edits after a restart (Python, TypeScript) load none and make none; unwarmed, they
+    do (so the check can fail). Work is counted in a fresh process, never timed."""
+    indexed(tree, tmp_path / "index")
+    for path in ("inventory/report.py", "web/src/store.ts"):
+        (tree / path).write_text((tree / path).read_text(encoding="utf-8") + "\n", encoding="utf-8")
+    completed = subprocess.run([sys.executable, "-c", FIRST_EDIT, str(tree), str(tmp_path / "index"),
+                                "warm" if warm else "cold"], capture_output=True, text=True, check=True)
+    counted = json.loads(completed.stdout.splitlines()[-1])
+    assert not counted["opened_with_parser"]  # a restart still does not import the parsing module
+    loaded = counted["grammars"][1] > counted["grammars"][0] or counted["queries"][1] > counted["queries"][0]
+    assert loaded != warm and counted["same_views"] == warm
