@@ -152,8 +152,10 @@ class WarmIndex:
         self._warm_up(workspace)
 
     def _warm_up(self, workspace: Workspace) -> None:
-        """Ask one question now, so BM25 over the chunks is built before the first real question waits for it."""
+        """Ready the first edit's parsing and graph views (`Workspace.warm_up`), then ask one question, so BM25
+        over the chunks is built before the first real question waits for it."""
         try:
+            workspace.warm_up()
             workspace.search(SearchRequest(WARM_UP_QUESTION, limit=1, modes=("text",)))
         except Exception:  # a failed warm-up only means the first question pays for it
             log.exception("warming up %s failed", self.root)

@@ -29,6 +29,7 @@ any other edit builds the graph in memory from the rows first, as a deferred gra
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -270,6 +271,28 @@ class StoredGraph:
 
     def row(self, ptr: np.ndarray, values: np.ndarray, at: int) -> np.ndarray:
         return values[int(ptr[at]) : int(ptr[at + 1])]
+
+    def defined(self, name: str) -> np.ndarray:
+        """The positions of the nodes defining simple name `name` (the `defs` index's row; empty if none)."""
+        _, lookup, ptr, values = self.indexes["defs"]
+        at = lookup.find(name)
+        return values[:0] if at < 0 else self.row(ptr, values, at)
+
+    @cached_property
+    def path_folders(self) -> np.ndarray:
+        """Each path's folder as a number (equal numbers: the same folder), made once: resolution compares a
+        use's folder with every candidate's, and reading each candidate's path was most of an edit's cost."""
+        numbers: dict[str, int] = {}
+        return np.array([numbers.setdefault(path.rpartition("/")[0], len(numbers)) for path in self.paths],
+                        dtype=np.int32)
+
+    def top_level(self, positions: np.ndarray) -> np.ndarray:
+        """Whether each node at `positions` is a top-level definition (`_Home.top_level`)."""
+        return (self.flags[positions] & _TOP_LEVEL) != 0
+
+    def dotted(self, position: int) -> str:
+        """A definition's dotted qualified name (`_Home.dotted`)."""
+        return self.pool[int(self.symbols[position, _DOTTED])]
 
 
 class _Positions(Mapping[str, int]):

@@ -15,7 +15,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -151,6 +151,14 @@ def _watch_parent(parent: int) -> None:
         time.sleep(PARENT_POLL_S)
         if os.getppid() != parent:
             os._exit(1)
+
+
+def warm_parsing(languages: Iterable[str]) -> None:
+    """Import the parsing module and ready `languages`' grammars and queries now (`structure.warm`), so
+    the next `index_text` of those languages pays only for its own file."""
+    from .structure import warm
+
+    warm(languages)
 
 
 def index_text(record: FileRecord, text: str) -> Indexed:

@@ -257,9 +257,12 @@ class StoredParsed(Mapping[str, ParsedFile]):
         """A new mapping without `removed` and with `changed` (new or replaced), ordered as a dict
         edited the same way would be; this one is unchanged."""
         gone = set(removed)
-        order = dict.fromkeys(path for path in self._order if path not in gone)
-        for path in changed:
-            order.setdefault(path)
+        if gone or any(path not in self._order for path in changed):
+            order = dict.fromkeys(path for path in self._order if path not in gone)
+            for path in changed:
+                order.setdefault(path)
+        else:  # the same paths in the same order: shared, never written (a copy is 7 ms at 4x Django)
+            order = self._order
         derived = StoredParsed.__new__(StoredParsed)
         derived._rows = self._rows
         derived._order = order

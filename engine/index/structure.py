@@ -323,6 +323,15 @@ def parse_file(path: str, text: str, language: str | None) -> ParsedFile:
     return ParsedFile(symbols=symbols, references=parsed_references, imports=imports, chunks=chunks)
 
 
+def warm(languages: Iterable[str]) -> None:
+    """Load the grammar and compile the queries of each of `languages` (those with a grammar), by parsing
+    an empty line in each: the first edit after a restart otherwise pays them, and this module's import,
+    on the user's keystroke (a grammar and its queries cost some 10-40 ms each). Grammars and queries are
+    shared by every thread; a parser is per thread, and cheap to make."""
+    for language in sorted(set(languages) & set(GRAMMARS)):
+        parse_file("", "\n", language)
+
+
 # Single-file components whose code is in `<script>` blocks: the pack's Vue and Svelte grammars leave a
 # script's body as raw text, so it is parsed again with the JavaScript or TypeScript grammar (by the
 # block's `lang`), on a copy of the file blanked outside the scripts: every byte keeps its offset, so

@@ -627,21 +627,30 @@ class _StoredFiles(Mapping[str, tuple[Symbol, ...]]):
         return 0 if at < 0 else int(self._files._offsets[at + 1] - self._files._offsets[at])
 
     def edited(self, path: str, found: tuple[Symbol, ...]) -> _EditedFiles:
-        return _EditedFiles(self, {path: found})
+        return _EditedFiles(self, {}, self.count, len(self)).edited(path, found)
 
 
 class _EditedFiles(Mapping[str, tuple[Symbol, ...]]):
     """A saved table's files after edits: each edited path's symbols (an empty tuple: removed) over the
     saved files, which stay undecoded. Saved paths keep their place; new ones follow in edit order."""
 
-    def __init__(self, saved: _StoredFiles, changed: dict[str, tuple[Symbol, ...]]) -> None:
+    def __init__(self, saved: _StoredFiles, changed: dict[str, tuple[Symbol, ...]], count: int, length: int) -> None:
+        """`count` and `length`: the symbols and files with `changed` applied (`edited` keeps them up to date)."""
         self._saved = saved
         self._changed = changed
-        self.count = saved.count + sum(len(found) - saved.size(path) for path, found in changed.items())
-        self._len = len(saved) + sum(bool(found) - (path in saved) for path, found in changed.items())
+        self.count = count
+        self._len = length
 
     def edited(self, path: str, found: tuple[Symbol, ...]) -> _EditedFiles:
-        return _EditedFiles(self._saved, {**self._changed, path: found})
+        """These files with `path`'s symbols replaced by `found`: the counts move by that file alone (summed
+        over every edited file, they read every edited path's saved size again on each edit)."""
+        before = self._changed.get(path)
+        if before is None:
+            held, present = self._saved.size(path), path in self._saved
+        else:
+            held, present = len(before), bool(before)
+        return _EditedFiles(self._saved, {**self._changed, path: found}, self.count + len(found) - held,
+                            self._len + bool(found) - present)
 
     def __getitem__(self, path: str) -> tuple[Symbol, ...]:
         found = self._changed.get(path)

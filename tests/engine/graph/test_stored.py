@@ -218,6 +218,25 @@ def test_an_edit_that_keeps_the_files_definitions_is_held_over_the_stored_arrays
     assert CodeGraph.builds == builds
 
 
+def test_every_file_edited_in_place_resolves_its_uses_as_a_graph_in_memory(tree: Path, tmp_path: Path) -> None:
+    """An overlaid edit resolves its file's uses over the stored arrays (`_stored_candidates`): each file of
+    every language the fixture has, edited in turn with its definitions kept, links every use to what a cold
+    graph edited so links it to (same tiers, same nodes, same order), and the graph is never built."""
+    files = parsed_tree(tree)
+    cold = CodeGraph.build(files)
+    opened = stored_and_opened(cold, files, tmp_path)
+    cold.rank_on_query = False
+    builds = CodeGraph.builds
+    for path in sorted(files):
+        text = (tree / path).read_text(encoding="utf-8") + "\n"
+        files[path] = parse_file(path, text, detect_language(path))
+        for graph in (cold, opened):
+            graph.with_file(path, files[path])
+    assert CodeGraph.builds == builds and opened.edited_in_place == sorted(files)
+    assert len({detect_language(path) for path in files}) > 5
+    same_answers(cold, opened)
+
+
 def test_an_edit_that_adds_a_definition_still_builds_the_graph_in_memory(tree: Path, tmp_path: Path) -> None:
     """An overlay only holds edits that keep every other file's resolution: after one, an edit that adds a
     definition builds the graph from the files as edited, as a cold graph edited so."""

@@ -9,13 +9,16 @@ computed again, never trusted.
 from __future__ import annotations
 
 import io
+import json
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from fourfold.engine import Settings, Workspace
+from fourfold.engine import SearchRequest, Settings, Workspace
 from fourfold.engine.graph.centrality import StoredRank
 from fourfold.engine.graph.graph import CodeGraph
 from fourfold.engine.index.mapped import POINTER, open_arrays
@@ -396,3 +399,89 @@ def test_an_edit_to_a_body_after_a_restart_is_held_over_the_stored_graph_and_sto
     again = opened(tree, tmp_path / "index")
     assert again.snapshot().graph.mapped and not again.snapshot().graph.edited_in_place
     assert edited_answers(again) == edited
+
+
+def edited_file_answers(workspace: Workspace, paths: list[str]) -> list[object]:
+    """What a workspace answers about edited files: their records, their definitions in the symbol table
+    (and its counts), name and literal searches that land in them, and graph questions (scores aside)."""
+    snapshot = workspace.snapshot()
+    symbols = snapshot.symbols
+    found: list[object] = [len(symbols), [snapshot.parsed[path] for path in paths],
+                           [[s for s in symbols.all() if s.path == path] for path in paths],
+                           [(m.symbol.path, m.symbol.qualified) for m in symbols.search("low_stock")],
+                           [(m.symbol.path, m.symbol.qualified) for m in symbols.search("reserve")]]
+    for query in ('"is_available"', '"fourfold edit"', "low_stock"):
+        response = workspace.search(SearchRequest(query=query))
+        found.append(sorted((result.path, result.span) for result in response.results))
+    return found + unscored(edited_answers(workspace))
+
+
+def test_a_warmed_up_restart_edited_answers_about_the_edited_files_as_a_cold_index_of_them(tree: Path,
+                                                                                          tmp_path: Path) -> None:
+    """A server's warm-up after a restart (`Workspace.warm_up`: the parsing module, the grammars, the graph's
+    edit views) builds nothing and changes no answer; edits then held over the stored index (a body and its
+    imports in Python, a comment in TypeScript) answer about those files as a cold index of the edited tree."""
+    indexed(tree, tmp_path / "index")
+    workspace = opened(tree, tmp_path / "index")
+    builds = CodeGraph.builds
+    before = graph_answers(workspace)
+    workspace.warm_up()
+    graph = workspace.snapshot().graph
+    assert graph.mapped and not graph.built and not graph.edited_in_place and graph_answers(workspace) == before
+    report, store = tree / "inventory" / "report.py", tree / "web" / "src" / "store.ts"
+    report.write_text(report.read_text(encoding="utf-8").replace(
+        "from inventory.service import InventoryService\n",
+        "from inventory.models import Item\nfrom inventory.service import InventoryService\n").replace(
+        "if item.quantity < threshold)", "if not isinstance(item, Item) or not item.is_available())")
+        + "\n# fourfold edit\n", encoding="utf-8")
+    store.write_text(store.read_text(encoding="utf-8") + "\n// fourfold edit\n", encoding="utf-8")
+    for target in (report, store):
+        workspace.update_file(target)
+    paths = ["inventory/report.py", "web/src/store.ts"]
+    assert CodeGraph.builds == builds and workspace.snapshot().graph.edited_in_place == paths
+    edited = edited_file_answers(workspace, paths)
+    cold = opened(tree, tmp_path / "cold")
+    cold.refresh()
+    assert edited_file_answers(cold, paths) == edited
+    assert all(edited[5:8])  # each search found something
+    cold.close()
+    workspace.close()
+
+
+# Run in a fresh process: which grammars and queries are loaded is process-wide state.
+FIRST_EDIT = """
+import json, sys
+from pathlib import Path
+from fourfold.engine import Settings, Workspace
+root, index, warm = Path(sys.argv[1]), sys.argv[2], sys.argv[3] == "warm"
+workspace = Workspace(root, Settings(index_dir=index, semantic_backend="none"), background=False)
+opened_with_parser = "fourfold.engine.index.structure" in sys.modules
+if warm:
+    workspace.warm_up()
+from fourfold.engine.index import structure
+from fourfold.engine.model.languages import grammar
+before = (grammar.cache_info().misses, structure._query.cache_info().misses, workspace.snapshot().graph._graph)
+workspace.update_file(root / "inventory" / "report.py")
+workspace.update_file(root / "web" / "src" / "store.ts")
+after = (grammar.cache_info().misses, structure._query.cache_info().misses, workspace.snapshot().graph._graph)
+print(json.dumps({"opened_with_parser": opened_with_parser, "grammars": [before[0], after[0]],
+                  "queries": [before[1], after[1]], "same_views": before[2] is after[2]}))
+workspace.close()
+"""
+
+
+@pytest.mark.parametrize("warm", [True, False])
+def test_after_a_warm_up_the_first_edits_load_no_grammar_and_make_no_edit_views(tree: Path, tmp_path: Path,
+                                                                                warm: bool) -> None:
+    """`Workspace.warm_up` loads the grammars and queries of the index's languages and makes the mapped graph's
+    edit views, so the first edits after a restart (Python, TypeScript) load none and make none; unwarmed, they
+    do (so the check can fail). Work is counted in a fresh process, never timed."""
+    indexed(tree, tmp_path / "index")
+    for path in ("inventory/report.py", "web/src/store.ts"):
+        (tree / path).write_text((tree / path).read_text(encoding="utf-8") + "\n", encoding="utf-8")
+    completed = subprocess.run([sys.executable, "-c", FIRST_EDIT, str(tree), str(tmp_path / "index"),
+                                "warm" if warm else "cold"], capture_output=True, text=True, check=True)
+    counted = json.loads(completed.stdout.splitlines()[-1])
+    assert not counted["opened_with_parser"]  # a restart still does not import the parsing module
+    loaded = counted["grammars"][1] > counted["grammars"][0] or counted["queries"][1] > counted["queries"][0]
+    assert loaded != warm and counted["same_views"] == warm
