@@ -1304,7 +1304,6 @@ def _stored_arrays(graph: CodeGraph) -> dict[str, np.ndarray]:
     adjacency = graph._graph
     order = adjacency.order()
     names = [adjacency.name(node) for node in order]
-    position = {node: at for at, node in enumerate(order)}
     at_name = {name: at for at, name in enumerate(names)}
     node_paths = [path for _, path in adjacency.nodes()]
     paths = sorted_strings(set(graph._specs) | {path for path in node_paths if path is not None})
@@ -1317,20 +1316,14 @@ def _stored_arrays(graph: CodeGraph) -> dict[str, np.ndarray]:
     evidence: list[tuple[int, ...]] = []
     evidence_ptr = [0]
     for outgoing, side in ((True, "succ"), (False, "pred")):
-        rows: list[list[int]] = []
-        kinds: list[int] = []
-        for node in order:
-            ends, edge_kinds = adjacency.ends_of(node, outgoing=outgoing)
-            rows.append([position[other] for other in ends])
-            kinds += edge_kinds
-            if outgoing:
-                for other in ends:
-                    for contribution, times in _counted(graph._evidence.get(edge_key(node, other))):
-                        kind, count, span = _unpacked(contribution)
-                        evidence.append((kind, count, *span, times))
-                    evidence_ptr.append(len(evidence))
-        arrays |= csr_arrays(side, rows, len(order))
-        arrays[f"{side}_kind"] = np.array(kinds, dtype=np.int8)
+        starts, ends, kinds, keys = adjacency.side_arrays(outgoing=outgoing)
+        arrays |= {f"{side}_ptr": starts, f"{side}_values": ends, f"{side}_kind": kinds}
+        if outgoing:
+            for key in keys.tolist():
+                for contribution, times in _counted(graph._evidence.get(key)):
+                    kind, count, span = _unpacked(contribution)
+                    evidence.append((kind, count, *span, times))
+                evidence_ptr.append(len(evidence))
     arrays["evidence_ptr"] = np.array(evidence_ptr, dtype=np.int64)
     arrays["evidence"] = np.array(evidence, dtype=np.int32).reshape(-1, 7)
     symbols = np.full((len(order), 6), -1, dtype=np.int32)

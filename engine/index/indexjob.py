@@ -116,8 +116,8 @@ def index_job(job: tuple[Path, str, int]) -> Indexed | str:
     if isinstance(item, str):
         return item
     parsed = item.stored.parsed
-    return replace(item, stored=item.stored.with_encoding(), pickled=pickle_parsed(replace(parsed, chunks=())),
-                   chunks=len(parsed.chunks))
+    pickled = pickle_parsed(replace(parsed, chunks=()))  # once: for the trip and as the row's first part
+    return replace(item, stored=item.stored.with_encoding(pickled), pickled=pickled, chunks=len(parsed.chunks))
 
 
 def index_batch(job: Callable[[tuple[Path, str, int]], Indexed | str],

@@ -40,7 +40,7 @@ def test_random_edits_keep_networkx_orders(seed: int) -> None:
             theirs.remove_nodes_from(gone)
         elif action < 0.85:
             source, target = rng.choice(names), rng.choice(names)
-            mine.set_edge(edge_key(mine.node_id(source), mine.node_id(target)), (1, float(step)))
+            mine.set_edge(edge_key(mine.node_id(source), mine.node_id(target)), (step % 3, float(step)))
             theirs.add_edge(source, target, weight=float(step))
         else:
             source, target = rng.choice(names), rng.choice(names)
@@ -52,6 +52,15 @@ def test_random_edits_keep_networkx_orders(seed: int) -> None:
     assert nodes == list(theirs.nodes)
     expected = [(nodes.index(s), nodes.index(t), w) for s, t, w in theirs.edges(data="weight")]
     assert list(zip(rows.tolist(), cols.tolist(), weights.tolist(), strict=True)) == expected
+    # What a stored graph keeps: each side's ends and kinds for every node at once, as the per-node lists.
+    for outgoing, ends_of in ((True, mine.successors), (False, mine.predecessors)):
+        starts, ends, kinds, keys = mine.side_arrays(outgoing=outgoing)
+        for at, node in enumerate(nodes):
+            part = slice(starts[at], starts[at + 1])
+            expected_ends = ends_of(node)
+            assert [(nodes[other], kind) for other, kind in zip(ends[part], kinds[part], strict=True)] == expected_ends
+            pairs = [(node, other) if outgoing else (other, node) for other, _ in expected_ends]
+            assert keys[part].tolist() == [edge_key(mine.node_id(s), mine.node_id(t)) for s, t in pairs]
 
 
 def _files() -> dict[str, ParsedFile]:

@@ -8,6 +8,7 @@ import sqlite3
 import subprocess
 import sys
 import zlib
+from dataclasses import replace
 from pathlib import Path
 
 from fourfold.engine.index.store import (
@@ -15,6 +16,7 @@ from fourfold.engine.index.store import (
     SCHEMA_VERSION,
     IndexStore,
     StoredFile,
+    decode_parsed,
     default_index_dir,
     encode_parsed,
 )
@@ -38,6 +40,24 @@ def test_round_trip(tmp_path: Path) -> None:
     loaded = list(IndexStore(tmp_path).load())
     assert [item.record.path for item in loaded] == ["a.py"]
     assert loaded[0] == stored("a.py", 2)
+
+
+def test_a_row_is_the_records_then_their_chunks_and_a_whole_pickle_still_reads(tmp_path: Path) -> None:
+    # A worker's pickle of the records without chunks is the row's first part (pickled once, not twice).
+    parsed = stored("a.py").parsed
+    head = pickle.dumps(replace(parsed, chunks=()), protocol=pickle.HIGHEST_PROTOCOL)
+    encoded = encode_parsed(parsed, head)
+    assert zlib.decompress(encoded).startswith(head)
+    assert encoded == encode_parsed(parsed) and decode_parsed(encoded) == parsed
+    assert decode_parsed(encode_parsed(replace(parsed, chunks=()))) == replace(parsed, chunks=())
+    assert decode_parsed(zlib.compress(pickle.dumps(parsed))) == parsed  # a row written before this format
+    store = IndexStore(tmp_path)
+    store.write([StoredFile(stored("a.py").record, b"grams", parsed, encoded), stored("b.py")])
+    with store._transaction() as db:  # more after the chunks, or chunks twice: refused, not half read
+        db.execute("UPDATE files SET parsed = ? WHERE path = 'b.py'",
+                   (zlib.compress(zlib.decompress(encoded) + pickle.dumps(parsed.chunks)),))
+    store.close()
+    assert [item.parsed for item in IndexStore(tmp_path).load()] == [parsed]
 
 
 def test_default_index_dir_is_outside_the_workspace_and_per_root(tmp_path: Path) -> None:
