@@ -25,9 +25,9 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from .stored import MappedAdjacency, StoredGraph, StringPool, _strings
+from .stored import MappedAdjacency, StoredGraph, StringPool, _strings, row_arrays
 
-__all__ = ["DeltaAdjacency", "DeltaEvidence", "Overlaid", "compacted"]
+__all__ = ["DeltaAdjacency", "DeltaEvidence", "DeltaReferencers", "Overlaid", "OverlaidIndex", "compacted"]
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -36,36 +36,135 @@ _TARGET_MASK = (1 << _TARGET_BITS) - 1
 
 
 class Overlaid(MutableMapping[K, V]):
-    """A stored mapping with some keys' values replaced (an edited file's rows): reads see the replacement,
-    writes go to it. Keys are never added or removed (an overlay holds only edits that keep every key)."""
+    """A stored mapping with some keys' values replaced, added or removed (an edited file's rows, the
+    definitions an edit added or removed): reads see the changes, writes go to them."""
 
     def __init__(self, base: Mapping[K, V]) -> None:
         self.base = base
         self.changes: dict[K, V] = {}
+        self.removed: set[K] = set()  # keys of `base` removed (and not set again)
 
     def __getitem__(self, key: K) -> V:
         if key in self.changes:
             return self.changes[key]
+        if key in self.removed:
+            raise KeyError(key)
         return self.base[key]
 
     def __contains__(self, key: object) -> bool:
-        return key in self.changes or key in self.base
+        return key in self.changes or (key not in self.removed and key in self.base)
 
     def __setitem__(self, key: K, value: V) -> None:
         self.changes[key] = value
+        self.removed.discard(key)
 
     def __delitem__(self, key: K) -> None:
-        raise TypeError("an overlay never removes a key")
+        if key not in self:
+            raise KeyError(key)
+        self.changes.pop(key, None)
+        if key in self.base:
+            self.removed.add(key)
 
     def __iter__(self) -> Iterator[K]:
-        return iter(self.base)
+        removed = self.removed
+        yield from (key for key in self.base if key not in removed)
+        yield from (key for key in self.changes if key not in self.base)
+
+    def __len__(self) -> int:
+        return len(self.base) - len(self.removed) + sum(1 for key in self.changes if key not in self.base)
+
+
+class OverlaidIndex(Mapping[str, Any]):
+    """A stored name index (key -> its one value, or a frozenset of them) with the keys edits changed held as
+    sets (`add`, `discard`): the definitions an edit added or removed, under their names and words."""
+
+    def __init__(self, base: Mapping[str, Any]) -> None:
+        self.base = base
+        self.changes: dict[str, set[str]] = {}  # key -> its values now (empty: the key is gone)
+
+    def _held(self, key: str) -> set[str]:
+        found = self.changes.get(key)
+        if found is None:
+            stored = self.base.get(key)
+            found = self.changes[key] = (set() if stored is None else {stored} if isinstance(stored, str)
+                                         else set(stored))
+        return found
+
+    def add(self, key: str, value: str) -> None:
+        self._held(key).add(value)
+
+    def discard(self, key: str, value: str) -> None:
+        self._held(key).discard(value)
+
+    def __getitem__(self, key: str) -> Any:
+        found = self.changes.get(key)
+        if found is None:
+            return self.base[key]
+        if not found:
+            raise KeyError(key)
+        return next(iter(found)) if len(found) == 1 else frozenset(found)
+
+    def __contains__(self, key: object) -> bool:
+        found = self.changes.get(key) if isinstance(key, str) else None
+        return bool(found) if found is not None else key in self.base
+
+    def __iter__(self) -> Iterator[str]:
+        changes = self.changes
+        yield from (key for key in self.base if key not in changes or changes[key])
+        yield from (key for key, found in changes.items() if found and key not in self.base)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+class DeltaReferencers(Mapping[str, Any]):
+    """Simple name -> the files that use it (`CodeGraph._referencers`' shape: one path, or a frozenset): the
+    stored index (`refs`) with each edited file's uses in place of its stored ones."""
+
+    def __init__(self, base: Mapping[str, Any]) -> None:
+        self.base = base
+        self.uses: dict[str, frozenset[str]] = {}  # edited path -> the names it uses now
+
+    def __getitem__(self, name: str) -> Any:
+        stored = self.base.get(name)
+        found = set() if stored is None else {stored} if isinstance(stored, str) else set(stored)
+        for path, names in self.uses.items():
+            if name in names:
+                found.add(path)
+            else:
+                found.discard(path)
+        if not found:
+            raise KeyError(name)
+        return next(iter(found)) if len(found) == 1 else frozenset(found)
+
+    def __iter__(self) -> Iterator[str]:
+        raise NotImplementedError("a mapped graph's uses are looked up by name, never listed")
 
     def __len__(self) -> int:
         return len(self.base)
 
+    def rows(self, stored: StoredGraph) -> dict[str, list[int]]:
+        """Name -> the positions of the paths that use it, the edits folded in (for the next save)."""
+        keys, _, ptr, values = stored.indexes["refs"]
+        edited = np.zeros(len(stored.paths), dtype=bool)
+        edited[[stored.path_id(path) for path in self.uses]] = True
+        key_of = np.repeat(np.arange(len(keys)), np.diff(ptr))
+        keep = ~edited[values]
+        counts = np.bincount(key_of[keep], minlength=len(keys))
+        kept, starts = values[keep], np.zeros(len(keys) + 1, dtype=np.int64)
+        np.cumsum(counts, out=starts[1:])
+        rows = {name: kept[starts[at] : starts[at + 1]].tolist()
+                for at, name in enumerate(keys) if counts[at]}
+        for path, names in self.uses.items():
+            at = stored.path_id(path)
+            for name in names:
+                rows.setdefault(name, []).append(at)
+        return rows
+
 
 class DeltaAdjacency(MappedAdjacency):
-    """The stored adjacency with the outgoing edges of some nodes (those of edited files) held in memory."""
+    """The stored adjacency with the outgoing edges of some nodes (those of edited files) held in memory, and
+    the nodes edits added (numbered after the stored ones, in the order added) or removed."""
 
     def __init__(self, stored: StoredGraph) -> None:
         super().__init__(stored)
@@ -74,6 +173,48 @@ class DeltaAdjacency(MappedAdjacency):
         # target position -> owned sources whose edge to it comes after the stored ones (not stored, or
         # removed and added again), in the order added
         self._later: dict[int, dict[int, None]] = {}
+        self._size = len(stored.nodes)
+        self.added: dict[str, int] = {}  # node -> its position (>= the stored count), while it is in the graph
+        self._added_nodes: list[str] = []  # position - stored count -> node (a removed one's too)
+        self._added_paths: list[str] = []
+        self.removed: set[int] = set()  # stored positions of nodes edits removed
+
+    def _at(self, node: object) -> int:
+        at = self.added.get(node) if isinstance(node, str) else None
+        if at is not None:
+            return at
+        at = self._stored.node(node)
+        return -1 if at in self.removed else at
+
+    def _names(self, positions: list[int]) -> list[str]:
+        size = self._size
+        if not self._added_nodes or all(at < size for at in positions):
+            return self._stored.names(positions)
+        return [self._added_nodes[at - size] if at >= size else self._stored.names([at])[0] for at in positions]
+
+    @property
+    def changes_nodes(self) -> bool:
+        """Whether edits added or removed nodes (the stored node arrays no longer list the graph's)."""
+        return bool(self._added_nodes or self.removed)
+
+    def add_node(self, node: str, path: str) -> None:
+        """A definition an edit added: last in node order (as in memory, a re-added node too), no edges yet."""
+        at = self._size + len(self._added_nodes)
+        self._added_nodes.append(node)
+        self._added_paths.append(path)
+        self.added[node] = at
+        self.owned[at] = {}
+
+    def remove_node(self, node: str) -> None:
+        """A definition an edit removed; its edges are gone already (its file's flush, and its users')."""
+        at = self._at(node)
+        if at >= self._size:
+            del self.added[node]
+            del self.owned[at]
+        elif at >= 0:  # still owned, with no edge: a stored predecessor list naming it skips it
+            self.removed.add(at)
+            self.owned[at] = {}
+        self._later.pop(at, None)
 
     def own(self, source: int) -> list[int]:
         """Hold `source`'s outgoing edges in memory from now on, as stored; the keys of those edges."""
@@ -87,10 +228,27 @@ class DeltaAdjacency(MappedAdjacency):
 
     def ids_of(self, nodes: Sequence[str]) -> list[int]:
         """The positions of nodes that are in the graph (KeyError for one that is not)."""
-        found = [self._stored.node(node) for node in nodes]
+        found = [self._at(node) for node in nodes]
         if any(at < 0 for at in found):
             raise KeyError(next(node for node, at in zip(nodes, found, strict=True) if at < 0))
         return found
+
+    def node_id(self, node: str) -> int:
+        return self._at(node)
+
+    def __contains__(self, node: object) -> bool:
+        return self._at(node) >= 0
+
+    def __len__(self) -> int:
+        return self._size - len(self.removed) + len(self.added)
+
+    def path(self, node: str) -> str | None:
+        at = self._at(node)
+        if at >= self._size:
+            return self._added_paths[at - self._size]
+        if at < 0:
+            raise KeyError(node)
+        return super().path(node)
 
     def set_edge(self, key: int, data: tuple[int, float]) -> None:
         """Add or update an edge of an owned node (its weight is not kept: centrality stays the stored one).
@@ -114,29 +272,31 @@ class DeltaAdjacency(MappedAdjacency):
 
     def _ends(self, node: str, *, outgoing: bool) -> list[tuple[str, int]]:
         stored = self._stored
-        at = stored.node(node)
+        at = self._at(node)
         if at < 0:
             raise KeyError(node)
         if outgoing:
             if at not in self.owned:
                 return super()._ends(node, outgoing=True)
             ends = self.owned[at]
-            return list(zip(stored.names(list(ends)), ends.values(), strict=True))
+            return list(zip(self._names(list(ends)), ends.values(), strict=True))
         found: list[tuple[int, int]] = []
         later = self._later.get(at, {})
-        start, end = int(stored.pred_ptr[at]), int(stored.pred_ptr[at + 1])
-        for source, kind in zip(stored.pred[start:end].tolist(), stored.pred_kind[start:end].tolist(), strict=True):
-            held = self.owned.get(source)
-            if held is None:
-                found.append((source, kind))
-            elif at in held and source not in later:
-                found.append((source, held[at]))
+        if at < self._size:  # an added node's edges all came later
+            start, end = int(stored.pred_ptr[at]), int(stored.pred_ptr[at + 1])
+            for source, kind in zip(stored.pred[start:end].tolist(), stored.pred_kind[start:end].tolist(),
+                                    strict=True):
+                held = self.owned.get(source)
+                if held is None:
+                    found.append((source, kind))
+                elif at in held and source not in later:
+                    found.append((source, held[at]))
         found += [(source, self.owned[source][at]) for source in later]
-        return list(zip(stored.names([source for source, _ in found]), [kind for _, kind in found], strict=True))
+        return list(zip(self._names([source for source, _ in found]), [kind for _, kind in found], strict=True))
 
     def number_of_edges(self) -> int:
         stored = self._stored
-        dropped = sum(int(stored.succ_ptr[at + 1] - stored.succ_ptr[at]) for at in self.owned)
+        dropped = sum(int(stored.succ_ptr[at + 1] - stored.succ_ptr[at]) for at in self.owned if at < self._size)
         return int(stored.succ.size) - dropped + sum(len(ends) for ends in self.owned.values())
 
 
@@ -189,15 +349,17 @@ def _spliced(ptr: np.ndarray, columns: Sequence[np.ndarray], rows: Mapping[int, 
 
 def compacted(stored: StoredGraph, adjacency: DeltaAdjacency, evidence: DeltaEvidence,
               files: Mapping[str, tuple[Mapping[str, Any], tuple[str, ...], frozenset[str]]],
-              symbols: Mapping[str, Any], homes: Mapping[str, Any],
+              symbols: Mapping[str, Any], homes: Mapping[str, Any], referencers: DeltaReferencers,
               unpack: Any) -> dict[str, np.ndarray]:
     """The stored arrays with the overlay folded in (what `CodeGraph.stored_arrays` writes at the next save).
 
     `files`: edited path -> (its nodes -> symbols in order, its import specifiers, its imported paths);
     `unpack` turns a packed contribution into (kind, count, span). Node ids, name indexes and the ranking
-    are those stored: an overlay holds only edits that keep them.
+    are those stored: an overlay that added or removed nodes is not folded in here (`changes_nodes`). The
+    files that use each name are folded in from `referencers`.
     """
-    arrays = dict(stored.arrays)
+    assert not adjacency.changes_nodes, "the stored node arrays are those of the graph"
+    arrays = dict(stored.arrays) | row_arrays("refs", referencers.rows(stored))
     owned = adjacency.owned
     evidence_rows: dict[int, list[list[Any]]] = {}
     succ_rows: dict[int, list[list[Any]]] = {}

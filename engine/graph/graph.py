@@ -36,7 +36,7 @@ from ..model.profiles import IMPACT_DEPTH
 from ..model.records import Hit, ParsedFile, Reference, Span, Symbol
 from .adjacency import Adjacency, edge_key
 from .centrality import Rank, StoredRank
-from .delta import DeltaAdjacency, DeltaEvidence, Overlaid, compacted
+from .delta import DeltaAdjacency, DeltaEvidence, DeltaReferencers, Overlaid, OverlaidIndex, compacted
 from .imports import FileSet, path_keys, resolve_import, spec_keys
 from .stored import (
     GRAPH_FORMAT,
@@ -340,6 +340,7 @@ class CodeGraph:
         graph._defs = cast(dict, MappedNames(stored, "defs"))
         graph._qualified = cast(dict, MappedNames(stored, "qualified"))
         graph._words = cast(dict, MappedNames(stored, "words"))
+        graph._referencers = cast(dict, MappedNames(stored, "refs"))
         return graph
 
     @property
@@ -363,7 +364,11 @@ class CodeGraph:
         memory (a deferred or mapped graph has not changed since it was stored)."""
         with self._lock:
             if self._unbuilt is not None:
-                return self._compacted() if self._mapped is not None and self._delta_files else None
+                if self._mapped is None or not self._delta_files:
+                    return None
+                if cast(DeltaAdjacency, self._graph).changes_nodes:
+                    return None  # not folded in yet: the next start builds the graph from the rows, then stores it
+                return self._compacted()
             self._settle()
             return _stored_arrays(self)
 
@@ -372,7 +377,7 @@ class CodeGraph:
         assert self._mapped is not None
         files = {path: (self._nodes[path], self._specs[path], self._imports[path]) for path in self._delta_files}
         return compacted(self._mapped, cast(DeltaAdjacency, self._graph), cast(DeltaEvidence, self._evidence), files,
-                         self._symbols, self._homes, _unpacked)
+                         self._symbols, self._homes, cast(DeltaReferencers, self._referencers), _unpacked)
 
     def stored_rank(self) -> StoredRank | None:
         """The current centrality in its stored form, or None while it is stale."""
@@ -477,29 +482,58 @@ class CodeGraph:
 
     def _edit_in_place(self, path: str, parsed: ParsedFile) -> bool:
         """Hold an edit to a mapped graph as an overlay over its stored arrays (delta.py), when the edit keeps
-        which definitions the file has, each with its name, home and whether it is top level: then no other
-        file's uses resolve differently, and only edges starting in this file change. False (build the
-        graph in memory) for any other edit. The centrality stays the stored one (delta.py says why)."""
+        each definition it does not add or remove as it was (its name, home and whether it is top level).
+        One that keeps every definition changes only edges starting in this file; one that adds or removes
+        definitions also re-resolves the other files whose uses of those names may now resolve differently
+        (`_define_in_place`). False (build the graph in memory) for any other edit: a new file, one whose kept
+        definitions moved, or a C-family source file that adds or removes definitions (the headers it
+        implements are linked again in memory). The centrality stays the stored one (delta.py says why)."""
         if path not in self._specs:
             return False  # a new file: imports and names elsewhere may resolve to it
+        nodes, homes = self._file_nodes(path, parsed)
+        old = list(self._nodes[path])
+        kept = set(old) & set(nodes)
+        if any(nodes[node].name != self._symbols[node].name
+               or (nodes[node].container is None) != (self._symbols[node].container is None)
+               or homes[node] != self._homes[node] for node in kept):
+            return False
+        added = [node for node in nodes if node not in kept]
+        removed = [node for node in old if node not in kept]
+        if (added or removed) and path.lower().endswith(SOURCE_SUFFIXES):
+            return False
+        self._delta_views()
+        if added or removed:
+            self._define_in_place(path, parsed, nodes, homes, added, removed)
+            return True
+        self._own_edges(path)
+        self._overlay_file(path, parsed, nodes, homes, edited=True)
+        self._flush()
+        return True
+
+    def _file_nodes(self, path: str, parsed: ParsedFile) -> tuple[dict[str, Symbol], dict[str, _Home]]:
+        """A file's definitions by node and where each lives, as `_add_nodes` makes them."""
         folder = _folder(path)
         namespaces = frozenset(s.qualified or s.name for s in parsed.symbols if s.kind == "namespace")
         nodes: dict[str, Symbol] = {}
         for symbol in sorted(parsed.symbols, key=lambda s: (s.span, s.qualified, s.name)):
             nodes.setdefault(symbol_node_id(path, symbol.qualified or symbol.name), symbol)
-        homes = {node: _Home.of(path, folder, symbol, namespaces) for node, symbol in nodes.items()}
-        if set(nodes) != set(self._nodes[path]) or any(
-                symbol.name != self._symbols[node].name
-                or (symbol.container is None) != (self._symbols[node].container is None)
-                or homes[node] != self._homes[node] for node, symbol in nodes.items()):
-            return False
-        adjacency = self._delta_views()
+        return nodes, {node: _Home.of(path, folder, symbol, namespaces) for node, symbol in nodes.items()}
+
+    def _own_edges(self, path: str) -> None:
+        """Hold a file's edges in the overlay (its stored ones, each touched so the flush drops what its
+        resolution does not add again), or drop what its last overlaid resolution added."""
+        adjacency = cast(DeltaAdjacency, self._graph)
         if path in self._delta_files:
             self._drop_evidence(path)
-        else:  # its stored edges become the overlay's, each touched so the flush drops what the edit ends
-            self._delta_files.add(path)
-            for source in adjacency.ids_of([file_node(path), *nodes]):
-                self._touched.update(dict.fromkeys(adjacency.own(source)))
+            return
+        self._delta_files.add(path)
+        for source in adjacency.ids_of([file_node(path), *self._nodes[path]]):
+            self._touched.update(dict.fromkeys(adjacency.own(source)))
+
+    def _overlay_file(self, path: str, parsed: ParsedFile, nodes: dict[str, Symbol], homes: dict[str, _Home], *,
+                      edited: bool) -> None:
+        """A file's rows in the overlay and its uses resolved over it (`_own_edges` first). `edited`: its row
+        changed (else it is re-resolved as stored, and its row and uses stay the stored ones)."""
         self._specs[path] = parsed.imports
         for node, symbol in nodes.items():
             self._symbols[node] = symbol
@@ -509,10 +543,60 @@ class CodeGraph:
         self._refs[path] = refs
         self._tiers[path] = {}
         self._imports[path] = frozenset()
-        cast(Overlaid, self._unbuilt)[path] = parsed
+        if edited:
+            cast(Overlaid, self._unbuilt)[path] = parsed
+            cast(DeltaReferencers, self._referencers).uses[path] = frozenset(refs)
         self._resolve_file(path)
+
+    def _define_in_place(self, path: str, parsed: ParsedFile, nodes: dict[str, Symbol], homes: dict[str, _Home],
+                         added: list[str], removed: list[str]) -> None:
+        """An edit that adds or removes definitions, over the stored arrays: the nodes and name indexes change
+        as `_replace` changes them in memory (an added node goes last), then the other files whose uses of the
+        names that appeared or vanished may resolve differently (`_mark_name`'s rule, over the stored `refs`;
+        a file not re-resolved since the start counts as having fallen through to the global tier, as its
+        tiers are not stored) are each resolved again whole, in path order, as `_settle` would."""
+        adjacency = cast(DeltaAdjacency, self._graph)
+        defs, qualified, words = (cast(OverlaidIndex, index) for index in (self._defs, self._qualified, self._words))
+        gone = {node: self._symbols[node] for node in removed}
+        changed = {symbol.name for symbol in gone.values()} | {nodes[node].name for node in added}
+        before = {name: self._global_count(name) for name in changed}
+        # whoever links to a removed definition (`_mark_name` finds them too; this keeps no edge to a lost node)
+        users = {str(adjacency.path(source)) for node in removed for source, _ in adjacency.predecessors(node)}
+        self._own_edges(path)
+        for node, symbol in gone.items():
+            del self._symbols[node]
+            del self._homes[node]
+            defs.discard(symbol.name, node)
+            qualified.discard(_dotted(symbol.qualified or symbol.name), node)
+            for word in _word_set(symbol.name):
+                words.discard(word, node)
+        for node in added:
+            symbol = nodes[node]
+            adjacency.add_node(node, path)
+            defs.add(symbol.name, node)
+            qualified.add(_dotted(symbol.qualified or symbol.name), node)
+            for word in _word_set(symbol.name):
+                words.add(word, node)
+        self._overlay_file(path, parsed, nodes, homes, edited=True)
         self._flush()
-        return True
+        for node in removed:
+            adjacency.remove_node(node)
+        folder = _folder(path)
+        stale = users
+        for name in changed:
+            global_matters = min(before[name], self._global_count(name)) <= self._tuning.max_ambiguity
+            for referencer in _looked_up(self._referencers, name):
+                near = path in self._imports.get(referencer, ()) or _folder(referencer) == folder
+                fell_through = self._tiers.get(referencer, {}).get(name, GLOBAL_TIER) == GLOBAL_TIER
+                if near or (fell_through and global_matters):
+                    stale.add(referencer)
+        stale.discard(path)
+        unbuilt = cast(Overlaid, self._unbuilt)
+        for referencer in sorted(stale):
+            again = unbuilt[referencer]
+            self._own_edges(referencer)
+            self._overlay_file(referencer, again, *self._file_nodes(referencer, again), edited=False)
+        self._flush()
 
     def _delta_views(self) -> DeltaAdjacency:
         """The mapped views made writable for edits held as an overlay (once per graph)."""
@@ -524,6 +608,9 @@ class CodeGraph:
         self._evidence = cast(dict, DeltaEvidence(self._evidence, adjacency))
         for name in ("_symbols", "_homes", "_nodes", "_specs", "_imports", "_refs"):
             setattr(self, name, Overlaid(getattr(self, name)))
+        for name in ("_defs", "_qualified", "_words"):
+            setattr(self, name, OverlaidIndex(getattr(self, name)))
+        self._referencers = cast(dict, DeltaReferencers(self._referencers))
         for path in self._unbuilt:  # what import resolution looks paths up in
             self._files.add(path)
         _ = self._mapped.path_folders  # made now, not on the first edit's resolution (`_stored_candidates`)
@@ -742,7 +829,8 @@ class CodeGraph:
         outside any class qualify (`x.join()` says nothing about which class's `join`), and only
         when there are few of them.
         """
-        if self._mapped is not None:
+        if self._mapped is not None and not (isinstance(self._defs, OverlaidIndex)
+                                             and _last_name(name) in self._defs.changes):
             return self._stored_candidates(self._mapped, path, name)
         found = _looked_up(self._defs, _last_name(name))
         dotted = _dotted(name)
@@ -1353,6 +1441,7 @@ def _stored_arrays(graph: CodeGraph) -> dict[str, np.ndarray]:
                          len(paths))
     for name, index in (("defs", graph._defs), ("qualified", graph._qualified), ("words", graph._words)):
         arrays |= index_arrays(name, index, at_name)
+    arrays |= index_arrays("refs", graph._referencers, path_id)
     arrays |= string_arrays("pool", pool.items)
     rank = graph._ranking()
     ranked = {node: at for at, node in enumerate(rank.nodes)}
