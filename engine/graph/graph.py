@@ -380,9 +380,13 @@ class CodeGraph:
                          self._symbols, self._homes, cast(DeltaReferencers, self._referencers), _unpacked)
 
     def stored_rank(self) -> StoredRank | None:
-        """The current centrality in its stored form, or None while it is stale."""
+        """The current centrality in its stored form, or None while it is stale (an overlay that added or
+        removed nodes ranks as stored until a build: the next start, which finds nothing stored for the
+        edited rows, builds the graph from them and ranks it, as a cold index does)."""
         with self._lock:
             if self._rank is None or self._dirty or self._stale_files or self._stale_names:
+                return None
+            if self._unbuilt is not None and isinstance(self._graph, DeltaAdjacency) and self._graph.changes_nodes:
                 return None
             return StoredRank.of(self._rank)
 

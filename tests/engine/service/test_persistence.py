@@ -334,8 +334,8 @@ def test_a_reader_keeps_the_ranking_it_mapped_while_another_workspace_stores_a_n
     before = indexed(tree, tmp_path / "index")
     reader = opened(tree, tmp_path / "index")
     writer = opened(tree, tmp_path / "index")
-    source = tree / "inventory" / "models.py"
-    source.write_text(source.read_text() + "\n\ndef restocked(item):\n    return item\n")
+    source = tree / "inventory" / "audit.py"  # a new file: the writer builds its graph and ranks it anew
+    source.write_text("from inventory.models import Item\n\n\ndef restocked(item: Item):\n    return item\n")
     writer.update_file(source)
     writer.snapshot().graph.refresh_centrality()
     written = centralities(writer)
