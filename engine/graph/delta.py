@@ -8,14 +8,23 @@ definitions' homes, the file set and the user's own imports, none of which such 
 edge the edit changes starts at a node of the edited file (a contribution's source is always a node of
 the file it came from). So the overlay holds, per edited file, its nodes' outgoing edges and their
 evidence, its symbols, import specifiers, imports and uses; queries read the stored arrays with the
-edited files' stored edges left out and the overlay's put in their place. An edit that adds, removes or
-renames a definition, or that adds or removes a file, still builds the graph in memory (`CodeGraph`).
+edited files' stored edges left out and the overlay's put in their place.
+
+An edit that adds, removes or renames a definition used to build the whole graph from the rows (5 CPU-s
+at Django's size). Now the overlay also holds nodes: an added definition is numbered after the stored
+nodes (last in node order, as in memory), a removed one is left out wherever the stored arrays name it,
+and the name indexes hold the keys such edits changed as sets (`OverlaidIndex`). Which other files' uses
+may now resolve differently is what `CodeGraph._mark_name` says, read over a stored index of the files
+that use each name (`DeltaReferencers`, the stored `refs`); those files are resolved again whole, over the
+overlay. An edit that adds or removes a file still builds the graph in memory (`CodeGraph`), and so does
+one of a C-family source file that adds or removes definitions (the headers it implements are linked again).
 
 Edge order follows what an in-memory edit does: an edge that is kept stays where it was, a new edge goes
 last. The centrality stays the stored one (an overlay keeps no edge weights): a query reads the ranking the
 graph was opened with until a build recomputes it, as a server already reads the last ranking between
 an edit and its background refresh. `compacted` writes the stored arrays with the overlay folded in, for the
-next save, so a restart maps the edited graph.
+next save, so a restart maps the edited graph; an overlay that added or removed nodes is not folded in yet
+(nor its ranking stored): the next start builds the graph from the rows and ranks it, as a cold index does.
 """
 
 from __future__ import annotations

@@ -32,7 +32,7 @@ import numpy as np
 
 from ..model.languages import detect_language
 from ..model.memory import paused_gc
-from ..model.profiles import IMPACT_DEPTH
+from ..model.profiles import IMPACT_DEPTH, OVERLAY_MAX_RERESOLVED
 from ..model.records import Hit, ParsedFile, Reference, Span, Symbol
 from .adjacency import Adjacency, edge_key
 from .centrality import Rank, StoredRank
@@ -315,7 +315,8 @@ class CodeGraph:
                **options: Any) -> CodeGraph:
         """The graph of `files`, answering centrality from `rank` and every query from `stored` (both stored
         from the same files), read in place; an edit that keeps its file's definitions is held as an overlay
-        over `stored` (delta.py), and any other builds the graph in memory from `files`.
+        over `stored` (delta.py), so is one that adds or removes definitions, and one that adds or removes a
+        file builds the graph in memory from `files`.
 
         Building Django's graph costs some 7 CPU-seconds and ~0.5 GiB of memory kept while serving (1.6 GiB
         at 4x Django); a restart or a CLI process answering from the stored edges pays neither.
@@ -326,8 +327,8 @@ class CodeGraph:
         assert graph._rank is not None
         if stored.ranks(graph._rank.scores):
             graph._rank.index = stored.rank_positions()  # the graph's hash table, not a bisect of the ranking's ids
-        # Read-only views standing in for the dicts the queries read; nothing writes to them: an edit that
-        # keeps its file's definitions overlays them first (`_edit_in_place`), any other builds the graph in
+        # Read-only views standing in for the dicts the queries read; nothing writes to them: an edit of a file
+        # the graph has overlays them first (`_edit_in_place`), a new or removed file builds the graph in
         # memory (`_materialize`), which puts real dicts back.
         graph._graph = cast(Adjacency, MappedAdjacency(stored))
         graph._evidence = cast(dict, MappedEvidence(stored, _contribution))
@@ -507,7 +508,10 @@ class CodeGraph:
             return False
         self._delta_views()
         if added or removed:
-            self._define_in_place(path, parsed, nodes, homes, added, removed)
+            stale = self._stale_after(path, nodes, added, removed)
+            if len(stale) > OVERLAY_MAX_RERESOLVED:
+                return False  # a common name: building in memory settles only its stale uses
+            self._define_in_place(path, parsed, nodes, homes, added, removed, stale)
             return True
         self._own_edges(path)
         self._overlay_file(path, parsed, nodes, homes, edited=True)
@@ -552,22 +556,40 @@ class CodeGraph:
             cast(DeltaReferencers, self._referencers).uses[path] = frozenset(refs)
         self._resolve_file(path)
 
+    def _stale_after(self, path: str, nodes: dict[str, Symbol], added: list[str], removed: list[str]) -> list[str]:
+        """The other files whose uses an edit of `path` that adds and removes these definitions may resolve
+        differently, in path order: `_mark_name`'s rule over the stored `refs` (a file not resolved again
+        since the start counts as having fallen through to the global tier, as its tiers are not stored),
+        and whoever links to a removed definition (the rule finds them too; this keeps no edge to a lost
+        node). Read before the edit changes anything, so that past `OVERLAY_MAX_RERESOLVED` it can build."""
+        adjacency = cast(DeltaAdjacency, self._graph)
+        gone = [self._symbols[node] for node in removed]
+        new = [nodes[node] for node in added]
+        stale = {str(adjacency.path(source)) for node in removed for source, _ in adjacency.predecessors(node)}
+        folder = _folder(path)
+        for name in {symbol.name for symbol in gone} | {symbol.name for symbol in new}:
+            before = self._global_count(name)
+            after = (before - sum(1 for s in gone if s.name == name and s.container is None)
+                     + sum(1 for s in new if s.name == name and s.container is None))
+            global_matters = min(before, after) <= self._tuning.max_ambiguity
+            for referencer in _looked_up(self._referencers, name):
+                near = path in self._imports.get(referencer, ()) or _folder(referencer) == folder
+                fell_through = self._tiers.get(referencer, {}).get(name, GLOBAL_TIER) == GLOBAL_TIER
+                if near or (fell_through and global_matters):
+                    stale.add(referencer)
+        stale.discard(path)
+        return sorted(stale)
+
     def _define_in_place(self, path: str, parsed: ParsedFile, nodes: dict[str, Symbol], homes: dict[str, _Home],
-                         added: list[str], removed: list[str]) -> None:
+                         added: list[str], removed: list[str], stale: list[str]) -> None:
         """An edit that adds or removes definitions, over the stored arrays: the nodes and name indexes change
-        as `_replace` changes them in memory (an added node goes last), then the other files whose uses of the
-        names that appeared or vanished may resolve differently (`_mark_name`'s rule, over the stored `refs`;
-        a file not re-resolved since the start counts as having fallen through to the global tier, as its
-        tiers are not stored) are each resolved again whole, in path order, as `_settle` would."""
+        as `_replace` changes them in memory (an added node goes last), then the `stale` files
+        (`_stale_after`) are each resolved again whole, in path order, as `_settle` would."""
         adjacency = cast(DeltaAdjacency, self._graph)
         defs, qualified, words = (cast(OverlaidIndex, index) for index in (self._defs, self._qualified, self._words))
-        gone = {node: self._symbols[node] for node in removed}
-        changed = {symbol.name for symbol in gone.values()} | {nodes[node].name for node in added}
-        before = {name: self._global_count(name) for name in changed}
-        # whoever links to a removed definition (`_mark_name` finds them too; this keeps no edge to a lost node)
-        users = {str(adjacency.path(source)) for node in removed for source, _ in adjacency.predecessors(node)}
         self._own_edges(path)
-        for node, symbol in gone.items():
+        for node in removed:
+            symbol = self._symbols[node]
             del self._symbols[node]
             del self._homes[node]
             defs.discard(symbol.name, node)
@@ -585,18 +607,8 @@ class CodeGraph:
         self._flush()
         for node in removed:
             adjacency.remove_node(node)
-        folder = _folder(path)
-        stale = users
-        for name in changed:
-            global_matters = min(before[name], self._global_count(name)) <= self._tuning.max_ambiguity
-            for referencer in _looked_up(self._referencers, name):
-                near = path in self._imports.get(referencer, ()) or _folder(referencer) == folder
-                fell_through = self._tiers.get(referencer, {}).get(name, GLOBAL_TIER) == GLOBAL_TIER
-                if near or (fell_through and global_matters):
-                    stale.add(referencer)
-        stale.discard(path)
         unbuilt = cast(Overlaid, self._unbuilt)
-        for referencer in sorted(stale):
+        for referencer in stale:
             again = unbuilt[referencer]
             self._own_edges(referencer)
             self._overlay_file(referencer, again, *self._file_nodes(referencer, again), edited=False)
@@ -875,8 +887,8 @@ class CodeGraph:
     def _stored_candidates(self, stored: StoredGraph, path: str, name: str) -> tuple[int, list[str]]:
         """`_candidates` of a mapped graph, over the stored arrays: the same tiers and the same nodes, but only
         the chosen nodes are read, not every candidate's home (`__init__` has 900 definitions in Django, 3,600
-        at 4x, and an edit of a file that calls it read them all). An overlay keeps every definition's name
-        and home (`_edit_in_place`), so the stored ones are the graph's."""
+        at 4x, and an edit of a file that calls it read them all). Only for a name whose definitions no
+        overlaid edit added or removed (`_candidates`): then the stored ones are the graph's."""
         last = _last_name(name)
         found = stored.defined(last)
         dotted = _dotted(name)

@@ -19,6 +19,7 @@ from fourfold.engine.graph.stored import DamagedGraph, StoredGraph
 from fourfold.engine.index.mapped import open_arrays, write_arrays
 from fourfold.engine.index.structure import parse_file
 from fourfold.engine.model.languages import detect_language
+from fourfold.engine.model.profiles import OVERLAY_MAX_RERESOLVED
 from fourfold.engine.model.records import ParsedFile
 
 POLYGLOT = Path(__file__).resolve().parents[2] / "fixtures" / "polyglot"
@@ -336,3 +337,27 @@ def test_a_removed_definition_leaves_no_edge_to_it_and_an_added_one_is_used(tree
     assert opened.resolve("Item.in_stock") == cold.resolve("Item.in_stock") == ["sym:inventory/models.py#Item.in_stock"]
     assert [hit.path for hit in cold.callers("create_connection")] == ["inventory/service.py"]
     same_answers(cold, opened)
+
+
+@pytest.mark.parametrize("users", [3, OVERLAY_MAX_RERESOLVED + 1])
+def test_a_definition_that_many_files_may_use_builds_the_graph_in_memory(tmp_path: Path, users: int) -> None:
+    """A name used by more files than an overlay re-resolves (`OVERLAY_MAX_RERESOLVED`) gains a definition
+    beside them: the graph is built in memory (its settling re-resolves only the stale names); below it, an
+    overlay. Either way every caller now links to it, as in a cold graph edited so."""
+    root = tmp_path / "repo"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "helpers.py").write_text("def other():\n    return 0\n")
+    for at in range(users):
+        (root / "pkg" / f"user_{at}.py").write_text(f"def use_{at}():\n    return helper()\n")
+    files = parsed_tree(root)
+    cold = CodeGraph.build(files)
+    opened = stored_and_opened(cold, files, tmp_path)
+    cold.rank_on_query = False
+    path = "pkg/helpers.py"
+    files[path] = parse_file(path, "def other():\n    return 0\n\n\ndef helper():\n    return 1\n", "python")
+    for graph in (cold, opened):
+        graph.with_file(path, files[path])
+    assert opened.built == (users > OVERLAY_MAX_RERESOLVED)
+    assert len(cold.callers("helper", limit=1000)) == len(opened.callers("helper", limit=1000)) == users
+    if not opened.built:
+        assert len(opened.edited_in_place) == users + 1
