@@ -23,8 +23,9 @@ Edge order follows what an in-memory edit does: an edge that is kept stays where
 last. The centrality stays the stored one (an overlay keeps no edge weights): a query reads the ranking the
 graph was opened with until a build recomputes it, as a server already reads the last ranking between
 an edit and its background refresh. `compacted` writes the stored arrays with the overlay folded in, for the
-next save, so a restart maps the edited graph; an overlay that added or removed nodes is not folded in yet
-(nor its ranking stored): the next start builds the graph from the rows and ranks it, as a cold index does.
+next save, so a restart maps the edited graph; an overlay that added or removed nodes is not folded in yet:
+the next start reads the ranking stored with the edited rows (the one the overlay kept) and builds the graph
+from the rows on its first graph question or edit.
 """
 
 from __future__ import annotations

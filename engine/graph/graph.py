@@ -368,7 +368,7 @@ class CodeGraph:
                 if self._mapped is None or not self._delta_files:
                     return None
                 if cast(DeltaAdjacency, self._graph).changes_nodes:
-                    return None  # not folded in yet: the next start builds the graph from the rows, then stores it
+                    return None  # not folded in yet: the next start builds it from the rows when it needs edges
                 return self._compacted()
             self._settle()
             return _stored_arrays(self)
@@ -381,13 +381,9 @@ class CodeGraph:
                          self._symbols, self._homes, cast(DeltaReferencers, self._referencers), _unpacked)
 
     def stored_rank(self) -> StoredRank | None:
-        """The current centrality in its stored form, or None while it is stale (an overlay that added or
-        removed nodes ranks as stored until a build: the next start, which finds nothing stored for the
-        edited rows, builds the graph from them and ranks it, as a cold index does)."""
+        """The current centrality in its stored form, or None while it is stale."""
         with self._lock:
             if self._rank is None or self._dirty or self._stale_files or self._stale_names:
-                return None
-            if self._unbuilt is not None and isinstance(self._graph, DeltaAdjacency) and self._graph.changes_nodes:
                 return None
             return StoredRank.of(self._rank)
 
