@@ -367,8 +367,6 @@ class CodeGraph:
             if self._unbuilt is not None:
                 if self._mapped is None or not self._delta_files:
                     return None
-                if cast(DeltaAdjacency, self._graph).changes_nodes:
-                    return None  # not folded in yet: the next start builds it from the rows when it needs edges
                 return self._compacted()
             self._settle()
             return _stored_arrays(self)
@@ -378,7 +376,9 @@ class CodeGraph:
         assert self._mapped is not None
         files = {path: (self._nodes[path], self._specs[path], self._imports[path]) for path in self._delta_files}
         return compacted(self._mapped, cast(DeltaAdjacency, self._graph), cast(DeltaEvidence, self._evidence), files,
-                         self._symbols, self._homes, cast(DeltaReferencers, self._referencers), _unpacked)
+                         self._symbols, self._homes, cast(DeltaReferencers, self._referencers),
+                         {"defs": cast(OverlaidIndex, self._defs), "qualified": cast(OverlaidIndex, self._qualified),
+                          "words": cast(OverlaidIndex, self._words)}, _unpacked)
 
     def stored_rank(self) -> StoredRank | None:
         """The current centrality in its stored form, or None while it is stale."""

@@ -287,7 +287,8 @@ def test_edits_that_add_and_remove_definitions_are_held_over_the_stored_arrays(t
     """Each file of every language the fixture has (but C-family sources, whose headers are linked again in
     memory) renames in turn the definition other files use most: its node goes, a new one comes last, and the
     other files whose uses of either name may resolve differently are resolved again. The opened graph is
-    never built and answers every question as a cold graph edited so; the uses that moved show it."""
+    never built and answers every question as a cold graph edited so; the uses that moved show it; and so does
+    the graph stored next with the overlay folded in."""
     files = parsed_tree(tree)
     cold = CodeGraph.build(files)
     opened = stored_and_opened(cold, files, tmp_path)
@@ -313,7 +314,15 @@ def test_edits_that_add_and_remove_definitions_are_held_over_the_stored_arrays(t
     after = answers(cold)
     moved = [key for key in before.keys() & after.keys() if key.startswith("callers ") and before[key] != after[key]]
     assert any(hit.path not in key for key in moved for hit in before[key])  # a use in another file resolved anew
-    assert opened.stored_arrays() is None  # its nodes changed: not folded into the stored arrays
+    arrays = opened.stored_arrays()
+    assert arrays is not None  # the overlay folded in, nodes added and removed, for the next save
+    rank = opened.stored_rank()
+    assert rank is not None
+    pointer = write_arrays(tmp_path / "again.edges", arrays)
+    reopened = CodeGraph.opened(dict(files), StoredRank.from_arrays(rank.arrays()),
+                                StoredGraph(open_arrays(tmp_path, pointer)))
+    same_answers(cold, reopened)
+    assert CodeGraph.builds == builds
 
 
 def test_a_removed_definition_leaves_no_edge_to_it_and_an_added_one_is_used(tree: Path, tmp_path: Path) -> None:

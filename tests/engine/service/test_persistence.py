@@ -162,8 +162,8 @@ def test_a_definition_added_after_a_restart_is_held_over_the_stored_graph_as_a_c
         tree: Path, tmp_path: Path) -> None:
     """A new definition after a restart, used by no other file yet: the graph is not built (an overlay over
     the stored arrays, with a node added), answers as a cold index of the edited tree (scores aside: the
-    centrality stays the stored one until a build), and so does the next restart, which reads that ranking and
-    builds the graph from the rows (an overlay that changed nodes is not folded into the stored graph yet)."""
+    centrality stays the stored one until a build), and the next restart maps the graph stored at close with
+    the overlay folded in (the node added) and answers as the workspace did."""
     indexed(tree, tmp_path / "index")
     workspace = opened(tree, tmp_path / "index")
     assert workspace.snapshot().graph.mapped
@@ -181,7 +181,8 @@ def test_a_definition_added_after_a_restart_is_held_over_the_stored_graph_as_a_c
     cold.close()
     workspace.close()
     again = opened(tree, tmp_path / "index")
-    assert not again.snapshot().graph.mapped and unscored(graph_answers(again)) == unscored(edited)
+    assert again.snapshot().graph.mapped and graph_answers(again) == edited
+    assert again.snapshot().graph.symbol_node("inventory/models.py", "restocked") and CodeGraph.builds == builds
 
 
 def test_a_new_file_after_a_restart_builds_the_graph_and_stores_the_new_centrality(tree: Path, tmp_path: Path

@@ -123,7 +123,7 @@ def test_an_edit_after_a_restart_answers_as_a_cold_index_of_the_edited_files(tre
     reopened = opened(tree, tmp_path / "index")
     assert opened_saved(reopened)  # saved again at close, for the edited rows
     # The edit was held over the stored graph (it added a definition), which keeps the stored centrality
-    # until a build: the restart ranks as the edited workspace did, and finds what a cold index finds.
+    # until a build, and folded into it at close: the restart maps it and answers as the edited workspace.
     assert answers(reopened) == edited
 
 
