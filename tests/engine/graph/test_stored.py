@@ -322,6 +322,16 @@ def test_edits_that_add_and_remove_definitions_are_held_over_the_stored_arrays(t
     reopened = CodeGraph.opened(dict(files), StoredRank.from_arrays(rank.arrays()),
                                 StoredGraph(open_arrays(tmp_path, pointer)))
     same_answers(cold, reopened)
+    for path in sorted(files):  # edited again over the folded graph: its stored flags, homes and name indexes
+        if path.lower().endswith(SOURCE_SUFFIXES):
+            continue
+        again = renamed(tree, files, path) if path in edited[:2] else parse_file(
+            path, (tree / path).read_text(encoding="utf-8") + "\n", detect_language(path))
+        if again is not None:
+            files[path] = again
+            for graph in (cold, reopened):
+                graph.with_file(path, again)
+    same_answers(cold, reopened)
     assert CodeGraph.builds == builds
 
 
