@@ -2,7 +2,7 @@
 
     python bench/edit_bench.py --corpus bench/corpora/django-5.1.4 --scales 1,4 --edits 30
     python bench/edit_bench.py --work /tmp/edits --keep ...     # reuse the copies and their indexes next time
-    python bench/edit_bench.py ... --kind define               # edits that add a definition (graph rebuilt)
+    python bench/edit_bench.py ... --kind define               # edits that add a definition (an overlay too)
 
 What `bench/perf.py`'s `--restart` step times after its restart figures, on its own and over more edits:
 per scale the corpus is copied that many times side by side (as perf.py does), indexed once in a fresh

@@ -32,11 +32,11 @@ import numpy as np
 
 from ..model.languages import detect_language
 from ..model.memory import paused_gc
-from ..model.profiles import IMPACT_DEPTH
+from ..model.profiles import IMPACT_DEPTH, OVERLAY_MAX_RERESOLVED
 from ..model.records import Hit, ParsedFile, Reference, Span, Symbol
 from .adjacency import Adjacency, edge_key
 from .centrality import Rank, StoredRank
-from .delta import DeltaAdjacency, DeltaEvidence, Overlaid, compacted
+from .delta import DeltaAdjacency, DeltaEvidence, DeltaReferencers, Overlaid, OverlaidIndex, compacted
 from .imports import FileSet, path_keys, resolve_import, spec_keys
 from .stored import (
     GRAPH_FORMAT,
@@ -315,7 +315,8 @@ class CodeGraph:
                **options: Any) -> CodeGraph:
         """The graph of `files`, answering centrality from `rank` and every query from `stored` (both stored
         from the same files), read in place; an edit that keeps its file's definitions is held as an overlay
-        over `stored` (delta.py), and any other builds the graph in memory from `files`.
+        over `stored` (delta.py), so is one that adds or removes definitions, and one that adds or removes a
+        file builds the graph in memory from `files`.
 
         Building Django's graph costs some 7 CPU-seconds and ~0.5 GiB of memory kept while serving (1.6 GiB
         at 4x Django); a restart or a CLI process answering from the stored edges pays neither.
@@ -326,8 +327,8 @@ class CodeGraph:
         assert graph._rank is not None
         if stored.ranks(graph._rank.scores):
             graph._rank.index = stored.rank_positions()  # the graph's hash table, not a bisect of the ranking's ids
-        # Read-only views standing in for the dicts the queries read; nothing writes to them: an edit that
-        # keeps its file's definitions overlays them first (`_edit_in_place`), any other builds the graph in
+        # Read-only views standing in for the dicts the queries read; nothing writes to them: an edit of a file
+        # the graph has overlays them first (`_edit_in_place`), a new or removed file builds the graph in
         # memory (`_materialize`), which puts real dicts back.
         graph._graph = cast(Adjacency, MappedAdjacency(stored))
         graph._evidence = cast(dict, MappedEvidence(stored, _contribution))
@@ -340,6 +341,7 @@ class CodeGraph:
         graph._defs = cast(dict, MappedNames(stored, "defs"))
         graph._qualified = cast(dict, MappedNames(stored, "qualified"))
         graph._words = cast(dict, MappedNames(stored, "words"))
+        graph._referencers = cast(dict, MappedNames(stored, "refs"))
         return graph
 
     @property
@@ -363,7 +365,9 @@ class CodeGraph:
         memory (a deferred or mapped graph has not changed since it was stored)."""
         with self._lock:
             if self._unbuilt is not None:
-                return self._compacted() if self._mapped is not None and self._delta_files else None
+                if self._mapped is None or not self._delta_files:
+                    return None
+                return self._compacted()
             self._settle()
             return _stored_arrays(self)
 
@@ -372,7 +376,9 @@ class CodeGraph:
         assert self._mapped is not None
         files = {path: (self._nodes[path], self._specs[path], self._imports[path]) for path in self._delta_files}
         return compacted(self._mapped, cast(DeltaAdjacency, self._graph), cast(DeltaEvidence, self._evidence), files,
-                         self._symbols, self._homes, _unpacked)
+                         self._symbols, self._homes, cast(DeltaReferencers, self._referencers),
+                         {"defs": cast(OverlaidIndex, self._defs), "qualified": cast(OverlaidIndex, self._qualified),
+                          "words": cast(OverlaidIndex, self._words)}, _unpacked)
 
     def stored_rank(self) -> StoredRank | None:
         """The current centrality in its stored form, or None while it is stale."""
@@ -477,29 +483,61 @@ class CodeGraph:
 
     def _edit_in_place(self, path: str, parsed: ParsedFile) -> bool:
         """Hold an edit to a mapped graph as an overlay over its stored arrays (delta.py), when the edit keeps
-        which definitions the file has, each with its name, home and whether it is top level: then no other
-        file's uses resolve differently, and only edges starting in this file change. False (build the
-        graph in memory) for any other edit. The centrality stays the stored one (delta.py says why)."""
+        each definition it does not add or remove as it was (its name, home and whether it is top level).
+        One that keeps every definition changes only edges starting in this file; one that adds or removes
+        definitions also re-resolves the other files whose uses of those names may now resolve differently
+        (`_define_in_place`). False (build the graph in memory) for any other edit: a new file, one whose kept
+        definitions moved, or a C-family source file that adds or removes definitions (the headers it
+        implements are linked again in memory). The centrality stays the stored one (delta.py says why)."""
         if path not in self._specs:
             return False  # a new file: imports and names elsewhere may resolve to it
+        nodes, homes = self._file_nodes(path, parsed)
+        old = list(self._nodes[path])
+        kept = set(old) & set(nodes)
+        if any(nodes[node].name != self._symbols[node].name
+               or (nodes[node].container is None) != (self._symbols[node].container is None)
+               or homes[node] != self._homes[node] for node in kept):
+            return False
+        added = [node for node in nodes if node not in kept]
+        removed = [node for node in old if node not in kept]
+        if (added or removed) and path.lower().endswith(SOURCE_SUFFIXES):
+            return False
+        self._delta_views()
+        if added or removed:
+            stale = self._stale_after(path, nodes, added, removed)
+            if len(stale) > OVERLAY_MAX_RERESOLVED:
+                return False  # a common name: building in memory settles only its stale uses
+            self._define_in_place(path, parsed, nodes, homes, added, removed, stale)
+            return True
+        self._own_edges(path)
+        self._overlay_file(path, parsed, nodes, homes, edited=True)
+        self._flush()
+        return True
+
+    def _file_nodes(self, path: str, parsed: ParsedFile) -> tuple[dict[str, Symbol], dict[str, _Home]]:
+        """A file's definitions by node and where each lives, as `_add_nodes` makes them."""
         folder = _folder(path)
         namespaces = frozenset(s.qualified or s.name for s in parsed.symbols if s.kind == "namespace")
         nodes: dict[str, Symbol] = {}
         for symbol in sorted(parsed.symbols, key=lambda s: (s.span, s.qualified, s.name)):
             nodes.setdefault(symbol_node_id(path, symbol.qualified or symbol.name), symbol)
-        homes = {node: _Home.of(path, folder, symbol, namespaces) for node, symbol in nodes.items()}
-        if set(nodes) != set(self._nodes[path]) or any(
-                symbol.name != self._symbols[node].name
-                or (symbol.container is None) != (self._symbols[node].container is None)
-                or homes[node] != self._homes[node] for node, symbol in nodes.items()):
-            return False
-        adjacency = self._delta_views()
+        return nodes, {node: _Home.of(path, folder, symbol, namespaces) for node, symbol in nodes.items()}
+
+    def _own_edges(self, path: str) -> None:
+        """Hold a file's edges in the overlay (its stored ones, each touched so the flush drops what its
+        resolution does not add again), or drop what its last overlaid resolution added."""
+        adjacency = cast(DeltaAdjacency, self._graph)
         if path in self._delta_files:
             self._drop_evidence(path)
-        else:  # its stored edges become the overlay's, each touched so the flush drops what the edit ends
-            self._delta_files.add(path)
-            for source in adjacency.ids_of([file_node(path), *nodes]):
-                self._touched.update(dict.fromkeys(adjacency.own(source)))
+            return
+        self._delta_files.add(path)
+        for source in adjacency.ids_of([file_node(path), *self._nodes[path]]):
+            self._touched.update(dict.fromkeys(adjacency.own(source)))
+
+    def _overlay_file(self, path: str, parsed: ParsedFile, nodes: dict[str, Symbol], homes: dict[str, _Home], *,
+                      edited: bool) -> None:
+        """A file's rows in the overlay and its uses resolved over it (`_own_edges` first). `edited`: its row
+        changed (else it is re-resolved as stored, and its row and uses stay the stored ones)."""
         self._specs[path] = parsed.imports
         for node, symbol in nodes.items():
             self._symbols[node] = symbol
@@ -509,10 +547,68 @@ class CodeGraph:
         self._refs[path] = refs
         self._tiers[path] = {}
         self._imports[path] = frozenset()
-        cast(Overlaid, self._unbuilt)[path] = parsed
+        if edited:
+            cast(Overlaid, self._unbuilt)[path] = parsed
+            cast(DeltaReferencers, self._referencers).uses[path] = frozenset(refs)
         self._resolve_file(path)
+
+    def _stale_after(self, path: str, nodes: dict[str, Symbol], added: list[str], removed: list[str]) -> list[str]:
+        """The other files whose uses an edit of `path` that adds and removes these definitions may resolve
+        differently, in path order: `_mark_name`'s rule over the stored `refs` (a file not resolved again
+        since the start counts as having fallen through to the global tier, as its tiers are not stored),
+        and whoever links to a removed definition (the rule finds them too; this keeps no edge to a lost
+        node). Read before the edit changes anything, so that past `OVERLAY_MAX_RERESOLVED` it can build."""
+        adjacency = cast(DeltaAdjacency, self._graph)
+        gone = [self._symbols[node] for node in removed]
+        new = [nodes[node] for node in added]
+        stale = {str(adjacency.path(source)) for node in removed for source, _ in adjacency.predecessors(node)}
+        folder = _folder(path)
+        for name in {symbol.name for symbol in gone} | {symbol.name for symbol in new}:
+            before = self._global_count(name)
+            after = (before - sum(1 for s in gone if s.name == name and s.container is None)
+                     + sum(1 for s in new if s.name == name and s.container is None))
+            global_matters = min(before, after) <= self._tuning.max_ambiguity
+            for referencer in _looked_up(self._referencers, name):
+                near = path in self._imports.get(referencer, ()) or _folder(referencer) == folder
+                fell_through = self._tiers.get(referencer, {}).get(name, GLOBAL_TIER) == GLOBAL_TIER
+                if near or (fell_through and global_matters):
+                    stale.add(referencer)
+        stale.discard(path)
+        return sorted(stale)
+
+    def _define_in_place(self, path: str, parsed: ParsedFile, nodes: dict[str, Symbol], homes: dict[str, _Home],
+                         added: list[str], removed: list[str], stale: list[str]) -> None:
+        """An edit that adds or removes definitions, over the stored arrays: the nodes and name indexes change
+        as `_replace` changes them in memory (an added node goes last), then the `stale` files
+        (`_stale_after`) are each resolved again whole, in path order, as `_settle` would."""
+        adjacency = cast(DeltaAdjacency, self._graph)
+        defs, qualified, words = (cast(OverlaidIndex, index) for index in (self._defs, self._qualified, self._words))
+        self._own_edges(path)
+        for node in removed:
+            symbol = self._symbols[node]
+            del self._symbols[node]
+            del self._homes[node]
+            defs.discard(symbol.name, node)
+            qualified.discard(_dotted(symbol.qualified or symbol.name), node)
+            for word in _word_set(symbol.name):
+                words.discard(word, node)
+        for node in added:
+            symbol = nodes[node]
+            adjacency.add_node(node, path)
+            defs.add(symbol.name, node)
+            qualified.add(_dotted(symbol.qualified or symbol.name), node)
+            for word in _word_set(symbol.name):
+                words.add(word, node)
+        self._overlay_file(path, parsed, nodes, homes, edited=True)
         self._flush()
-        return True
+        for node in removed:
+            adjacency.remove_node(node)
+        unbuilt = cast(Overlaid, self._unbuilt)
+        for referencer in stale:
+            again = unbuilt[referencer]
+            self._own_edges(referencer)
+            self._overlay_file(referencer, again, *self._file_nodes(referencer, again), edited=False)
+        self._flush()
 
     def _delta_views(self) -> DeltaAdjacency:
         """The mapped views made writable for edits held as an overlay (once per graph)."""
@@ -524,6 +620,9 @@ class CodeGraph:
         self._evidence = cast(dict, DeltaEvidence(self._evidence, adjacency))
         for name in ("_symbols", "_homes", "_nodes", "_specs", "_imports", "_refs"):
             setattr(self, name, Overlaid(getattr(self, name)))
+        for name in ("_defs", "_qualified", "_words"):
+            setattr(self, name, OverlaidIndex(getattr(self, name)))
+        self._referencers = cast(dict, DeltaReferencers(self._referencers))
         for path in self._unbuilt:  # what import resolution looks paths up in
             self._files.add(path)
         _ = self._mapped.path_folders  # made now, not on the first edit's resolution (`_stored_candidates`)
@@ -742,7 +841,8 @@ class CodeGraph:
         outside any class qualify (`x.join()` says nothing about which class's `join`), and only
         when there are few of them.
         """
-        if self._mapped is not None:
+        if self._mapped is not None and not (isinstance(self._defs, OverlaidIndex)
+                                             and _last_name(name) in self._defs.changes):
             return self._stored_candidates(self._mapped, path, name)
         found = _looked_up(self._defs, _last_name(name))
         dotted = _dotted(name)
@@ -783,8 +883,8 @@ class CodeGraph:
     def _stored_candidates(self, stored: StoredGraph, path: str, name: str) -> tuple[int, list[str]]:
         """`_candidates` of a mapped graph, over the stored arrays: the same tiers and the same nodes, but only
         the chosen nodes are read, not every candidate's home (`__init__` has 900 definitions in Django, 3,600
-        at 4x, and an edit of a file that calls it read them all). An overlay keeps every definition's name
-        and home (`_edit_in_place`), so the stored ones are the graph's."""
+        at 4x, and an edit of a file that calls it read them all). Only for a name whose definitions no
+        overlaid edit added or removed (`_candidates`): then the stored ones are the graph's."""
         last = _last_name(name)
         found = stored.defined(last)
         dotted = _dotted(name)
@@ -1346,6 +1446,7 @@ def _stored_arrays(graph: CodeGraph) -> dict[str, np.ndarray]:
                          len(paths))
     for name, index in (("defs", graph._defs), ("qualified", graph._qualified), ("words", graph._words)):
         arrays |= index_arrays(name, index, at_name)
+    arrays |= index_arrays("refs", graph._referencers, path_id)
     arrays |= string_arrays("pool", pool.items)
     rank = graph._ranking()
     ranked = {node: at for at, node in enumerate(rank.nodes)}

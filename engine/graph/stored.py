@@ -17,12 +17,14 @@ What it holds (every array read with `np.frombuffer` from the mapping, `mapped.w
   - definitions: per node its name, kind, qualified and dotted name, container, language and span (ids
     into one pool of strings), and whether it is top level (what name resolution and hits read);
   - per file (paths sorted): its definitions in order, its import specifiers and the files it imports;
-  - the three name indexes (simple name, dotted qualified name, name word -> definitions), keys sorted.
+  - the three name indexes (simple name, dotted qualified name, name word -> definitions), keys sorted;
+  - which files use each simple name (name -> paths), what an edit that adds or removes a definition reads
+    to find the other files whose uses may now resolve differently (delta.py).
 
 The uses in a file (`Reference`s) are not stored: the one query that reads them (whether a call
 resolves to its target, for the call sites of one name) decodes those files' rows, which the graph
-still holds. An edit that keeps a file's definitions is held as an overlay over these arrays (delta.py);
-any other edit builds the graph in memory from the rows first, as a deferred graph did
+still holds. An edit of a file the graph has is held as an overlay over these arrays (delta.py); one that
+adds or removes a file builds the graph in memory from the rows first, as a deferred graph did
 (`CodeGraph._materialize`), then updates it as a cold one.
 """
 
@@ -41,7 +43,7 @@ from ..model.strings import StoredStrings
 __all__ = ["GRAPH_FORMAT", "DamagedGraph", "StoredGraph", "StringPool", "rank_check", "sorted_strings"]
 
 # The layout's version, kept in the file: one written by another layout is refused and built again.
-GRAPH_FORMAT = 1
+GRAPH_FORMAT = 2  # 2: the files that use each name (`refs`)
 # Columns of `symbols`: ids into the string pool (-1: none)
 _NAME, _KIND, _QUALIFIED, _CONTAINER, _LANGUAGE, _DOTTED = range(6)
 _SYMBOL, _TOP_LEVEL = 1, 2  # bits of `flags`
@@ -119,15 +121,19 @@ def _csr(rows: Iterable[Sequence[int]], count: int) -> tuple[np.ndarray, np.ndar
     return starts, np.array(values, dtype=np.int32)
 
 
-def index_arrays(prefix: str, index: Mapping[str, str | set[str]],
+def index_arrays(prefix: str, index: Mapping[str, Any],
                  position: Mapping[str, int]) -> dict[str, np.ndarray]:
     """A name index (key -> node, or the set of them) as sorted keys and CSR node positions."""
-    keys = sorted_strings(index)
+    return row_arrays(prefix, {key: [position[found]] if isinstance(found, str) else [position[v] for v in found]
+                               for key, found in index.items()})
+
+
+def row_arrays(prefix: str, rows: Mapping[str, Sequence[int]]) -> dict[str, np.ndarray]:
+    """A name index as key -> positions (each row sorted here), as sorted keys and CSR positions."""
+    keys = sorted_strings(rows)
     text, starts = _strings(keys)
     hashes, order = _hashed(keys)
-    rows = ([position[found]] if isinstance(found, str) else sorted(position[node] for node in found)
-            for found in (index[key] for key in keys))
-    ptr, values = _csr(rows, len(keys))
+    ptr, values = _csr((sorted(rows[key]) for key in keys), len(keys))
     return {f"{prefix}_text": text, f"{prefix}_starts": starts, f"{prefix}_hash": hashes, f"{prefix}_order": order,
             f"{prefix}_ptr": ptr, f"{prefix}_nodes": values}
 
@@ -237,10 +243,10 @@ class StoredGraph:
                 and _fits_csr(self.import_ptr, self.imports, paths, paths)):
             raise ValueError("arrays do not fit together")
         self.indexes: dict[str, tuple[StoredStrings, _Lookup, np.ndarray, np.ndarray]] = {}
-        for name in ("defs", "qualified", "words"):
+        for name, bound in (("defs", nodes), ("qualified", nodes), ("words", nodes), ("refs", paths)):
             keys = StoredStrings(arrays[f"{name}_text"], arrays[f"{name}_starts"], gap=1, what=f"stored graph {name}")
             ptr, values = arrays[f"{name}_ptr"], arrays[f"{name}_nodes"]
-            if not _fits_csr(ptr, values, len(keys), nodes):
+            if not _fits_csr(ptr, values, len(keys), bound):
                 raise ValueError(f"index {name} does not fit together")
             lookup = _Lookup(keys, arrays[f"{name}_hash"], arrays[f"{name}_order"], name)
             self.indexes[name] = (keys, lookup, ptr, values)
@@ -498,17 +504,21 @@ def mapped_imports(stored: StoredGraph) -> Mapping[str, frozenset[str]]:
 
 
 class MappedNames(Mapping[str, Any]):
-    """A name index of the graph (`defs`, `qualified`, `words`): key -> its one node, or a frozenset."""
+    """A name index of the graph (`defs`, `qualified`, `words`: key -> its one node, or a frozenset; `refs`:
+    name -> the one path that uses it, or a frozenset)."""
 
     def __init__(self, stored: StoredGraph, name: str) -> None:
         self._stored = stored
         self._keys, self._lookup, self._ptr, self._values = stored.indexes[name]
+        paths = stored.paths
+        self._read: Callable[[list[int]], list[str]] = (
+            (lambda ids: [paths[at] for at in ids]) if name == "refs" else stored.names)
 
     def __getitem__(self, key: str) -> str | frozenset[str]:
         at = self._lookup.find(key)
         if at < 0:
             raise KeyError(key)
-        found = self._stored.names(self._stored.row(self._ptr, self._values, at).tolist())
+        found = self._read(self._stored.row(self._ptr, self._values, at).tolist())
         return found[0] if len(found) == 1 else frozenset(found)
 
     def __iter__(self) -> Iterator[str]:

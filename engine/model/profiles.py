@@ -317,6 +317,12 @@ RETRIEVER_DEPTH: Final = 100
 # Hops an impact question follows through dependents (`what breaks if I change X`): three reaches
 # the callers of callers of callers; further, nearly everything in a connected repository depends on X.
 IMPACT_DEPTH: Final = 3
+# Other files an overlaid edit of a mapped graph may resolve again when it adds or removes definitions (issue
+# 17; engine/graph/delta.py): each costs ~10 CPU-ms at Django's size (its row decoded, all its uses resolved
+# over the stored arrays), so 64 is ~0.6 s, against ~5 CPU-s to build the graph in memory, which then settles
+# only the stale names. A common name (a method `save` in a class of django/contrib/auth/models.py: 177
+# files; a top-level `get`: 372) goes past it and builds, as every such edit did before.
+OVERLAY_MAX_RERESOLVED: Final = 64
 # Rows of the binary (Hamming) shortlist rescored in float. The shortlist is an approximation that
 # should not change answers: at 100 rows tests/engine/semantic/test_vectors.py holds recall@10 only
 # above 0.9 on 256-d WordLlama vectors of real code, and exact search moved semble-more by +0.003

@@ -4,7 +4,9 @@ first; arrays that do not fit together are refused. Real files, the real structu
 
 from __future__ import annotations
 
+import re
 import shutil
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -12,11 +14,12 @@ import numpy as np
 import pytest
 
 from fourfold.engine.graph.centrality import StoredRank
-from fourfold.engine.graph.graph import CodeGraph
+from fourfold.engine.graph.graph import SOURCE_SUFFIXES, CodeGraph
 from fourfold.engine.graph.stored import DamagedGraph, StoredGraph
 from fourfold.engine.index.mapped import open_arrays, write_arrays
 from fourfold.engine.index.structure import parse_file
 from fourfold.engine.model.languages import detect_language
+from fourfold.engine.model.profiles import OVERLAY_MAX_RERESOLVED
 from fourfold.engine.model.records import ParsedFile
 
 POLYGLOT = Path(__file__).resolve().parents[2] / "fixtures" / "polyglot"
@@ -120,19 +123,20 @@ def test_a_graph_stored_after_edits_answers_as_the_edited_graph(tree: Path, tmp_
     same_answers(graph, stored_and_opened(graph, files, tmp_path))
 
 
-def test_an_edit_to_an_opened_graph_builds_it_in_memory_as_a_cold_graph_edited_so(tree: Path, tmp_path: Path) -> None:
+def test_a_new_file_in_an_opened_graph_builds_it_in_memory_as_a_cold_graph_edited_so(tree: Path, tmp_path: Path
+                                                                                     ) -> None:
     files = parsed_tree(tree)
     cold = CodeGraph.build(files)
     opened = stored_and_opened(cold, files, tmp_path)
     builds = CodeGraph.builds
-    models = tree / "inventory" / "models.py"
-    models.write_text(models.read_text() + "\n\ndef restocked(item):\n    return item.is_available()\n")
-    changed = parse_file("inventory/models.py", models.read_text(encoding="utf-8"), "python")
+    audit = tree / "inventory" / "audit.py"
+    audit.write_text(AUDIT)
+    changed = parse_file("inventory/audit.py", audit.read_text(encoding="utf-8"), "python")
     for graph in (cold, opened):
-        graph.with_file("inventory/models.py", changed)
+        graph.with_file("inventory/audit.py", changed)
         graph.refresh_centrality()
     assert CodeGraph.builds == builds + 1 and opened.built and not opened.mapped
-    assert opened.symbol_node("inventory/models.py", "restocked")
+    assert opened.symbol_node("inventory/audit.py", "restocked")
     assert answers(opened) == answers(cold)
     assert opened.stored_arrays() is not None  # built in memory: it can be stored again
 
@@ -168,6 +172,10 @@ def test_stored_arrays_that_do_not_fit_together_are_refused(tree: Path, damage: 
         del arrays["pred_kind"]
     with pytest.raises(DamagedGraph):
         StoredGraph(arrays)
+
+
+# A new file that uses a definition of another (the edit an overlay does not hold)
+AUDIT = "from inventory.models import Item\n\n\ndef restocked(item: Item):\n    return item.is_available()\n"
 
 
 def body_edited(tree: Path) -> tuple[str, ParsedFile]:
@@ -237,21 +245,138 @@ def test_every_file_edited_in_place_resolves_its_uses_as_a_graph_in_memory(tree:
     same_answers(cold, opened)
 
 
-def test_an_edit_that_adds_a_definition_still_builds_the_graph_in_memory(tree: Path, tmp_path: Path) -> None:
-    """An overlay only holds edits that keep every other file's resolution: after one, an edit that adds a
-    definition builds the graph from the files as edited, as a cold graph edited so."""
+def test_a_new_file_after_an_overlaid_edit_builds_the_graph_in_memory(tree: Path, tmp_path: Path) -> None:
+    """An overlay holds edits of the files the graph has: after one, a new file builds the graph from the files
+    as edited, as a cold graph edited so."""
     files = parsed_tree(tree)
     cold = CodeGraph.build(files)
     opened = stored_and_opened(cold, files, tmp_path)
     path, changed = body_edited(tree)
-    models = tree / "inventory" / "models.py"
-    models.write_text(models.read_text() + "\n\ndef restocked(item):\n    return item.is_available()\n")
-    added = parse_file("inventory/models.py", models.read_text(encoding="utf-8"), "python")
+    audit = tree / "inventory" / "audit.py"
+    audit.write_text(AUDIT)
+    added = parse_file("inventory/audit.py", audit.read_text(encoding="utf-8"), "python")
     for graph in (cold, opened):
         graph.with_file(path, changed)
     assert opened.edited_in_place == [path] and not opened.built
     for graph in (cold, opened):
-        graph.with_file("inventory/models.py", added)
+        graph.with_file("inventory/audit.py", added)
         graph.refresh_centrality()
     assert opened.built and not opened.mapped and not opened.edited_in_place
     assert answers(opened) == answers(cold)
+
+
+def renamed(tree: Path, files: dict[str, ParsedFile], path: str) -> ParsedFile | None:
+    """`path` with the definition other files use most renamed wherever the file says its name (its uses in
+    other files stay, so they resolve elsewhere or nowhere): a definition removed and one added, in any
+    language. None when the file defines nothing such a rename can reach."""
+    used = Counter(ref.name.rsplit(".", 1)[-1] for other, parsed in files.items() if other != path
+                   for ref in parsed.references)
+    names = sorted({symbol.name for symbol in files[path].symbols if re.fullmatch(r"[A-Za-z_]\w{2,}", symbol.name)},
+                   key=lambda name: (-used[name], name))
+    text = (tree / path).read_text(encoding="utf-8")
+    for name in names:
+        edited = re.sub(rf"\b{name}\b", f"{name}Renamed", text)
+        parsed = parse_file(path, edited, detect_language(path))
+        if {s.name for s in parsed.symbols} != {s.name for s in files[path].symbols}:
+            (tree / path).write_text(edited, encoding="utf-8")
+            return parsed
+    return None
+
+
+def test_edits_that_add_and_remove_definitions_are_held_over_the_stored_arrays(tree: Path, tmp_path: Path) -> None:
+    """Each file of every language the fixture has (but C-family sources, whose headers are linked again in
+    memory) renames in turn the definition other files use most: its node goes, a new one comes last, and the
+    other files whose uses of either name may resolve differently are resolved again. The opened graph is
+    never built and answers every question as a cold graph edited so; the uses that moved show it; and so does
+    the graph stored next with the overlay folded in."""
+    files = parsed_tree(tree)
+    cold = CodeGraph.build(files)
+    opened = stored_and_opened(cold, files, tmp_path)
+    cold.rank_on_query = False
+    builds = CodeGraph.builds
+    before = answers(cold)
+    edited: list[str] = []
+    for path in sorted(files):
+        if path.lower().endswith(SOURCE_SUFFIXES):
+            continue
+        parsed = renamed(tree, files, path)
+        if parsed is None:
+            continue
+        files[path] = parsed
+        edited.append(path)
+        for graph in (cold, opened):
+            graph.with_file(path, parsed)
+        if len(edited) == 3:  # some edits over a graph already edited so, and the answers halfway
+            same_answers(cold, opened)
+    assert CodeGraph.builds == builds and set(edited) <= set(opened.edited_in_place)
+    assert len({detect_language(path) for path in edited}) > 5
+    same_answers(cold, opened)
+    after = answers(cold)
+    moved = [key for key in before.keys() & after.keys() if key.startswith("callers ") and before[key] != after[key]]
+    assert any(hit.path not in key for key in moved for hit in before[key])  # a use in another file resolved anew
+    arrays = opened.stored_arrays()
+    assert arrays is not None  # the overlay folded in, nodes added and removed, for the next save
+    rank = opened.stored_rank()
+    assert rank is not None
+    pointer = write_arrays(tmp_path / "again.edges", arrays)
+    reopened = CodeGraph.opened(dict(files), StoredRank.from_arrays(rank.arrays()),
+                                StoredGraph(open_arrays(tmp_path, pointer)))
+    same_answers(cold, reopened)
+    for path in sorted(files):  # edited again over the folded graph: its stored flags, homes and name indexes
+        if path.lower().endswith(SOURCE_SUFFIXES):
+            continue
+        again = renamed(tree, files, path) if path in edited[:2] else parse_file(
+            path, (tree / path).read_text(encoding="utf-8") + "\n", detect_language(path))
+        if again is not None:
+            files[path] = again
+            for graph in (cold, reopened):
+                graph.with_file(path, again)
+    same_answers(cold, reopened)
+    assert CodeGraph.builds == builds
+
+
+def test_a_removed_definition_leaves_no_edge_to_it_and_an_added_one_is_used(tree: Path, tmp_path: Path) -> None:
+    """`Item.is_available` removed: its callers in other files link to what is left (the subclass's, or
+    nothing), in the opened graph as in a cold one, and a node added in its place is found by name. A new
+    `create_connection` beside `service.py`, which calls a name of that name, is now what that call means."""
+    files = parsed_tree(tree)
+    cold = CodeGraph.build(files)
+    opened = stored_and_opened(cold, files, tmp_path)
+    cold.rank_on_query = False
+    models = tree / "inventory" / "models.py"
+    text = models.read_text(encoding="utf-8").replace("    def is_available(self):\n        return self.quantity > 0\n",
+                                                      "    def in_stock(self):\n        return self.quantity > 0\n")
+    text += "\n\ndef create_connection(address, timeout=None):\n    return address\n"
+    path = "inventory/models.py"
+    files[path] = parse_file(path, text, "python")
+    assert "sym:inventory/models.py#Item.is_available" in cold.graph
+    for graph in (cold, opened):
+        graph.with_file(path, files[path])
+    assert "sym:inventory/models.py#Item.is_available" not in cold.graph
+    assert opened.resolve("Item.in_stock") == cold.resolve("Item.in_stock") == ["sym:inventory/models.py#Item.in_stock"]
+    assert [hit.path for hit in cold.callers("create_connection")] == ["inventory/service.py"]
+    same_answers(cold, opened)
+
+
+@pytest.mark.parametrize("users", [3, OVERLAY_MAX_RERESOLVED + 1])
+def test_a_definition_that_many_files_may_use_builds_the_graph_in_memory(tmp_path: Path, users: int) -> None:
+    """A name used by more files than an overlay re-resolves (`OVERLAY_MAX_RERESOLVED`) gains a definition
+    beside them: the graph is built in memory (its settling re-resolves only the stale names); below it, an
+    overlay. Either way every caller now links to it, as in a cold graph edited so."""
+    root = tmp_path / "repo"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "helpers.py").write_text("def other():\n    return 0\n")
+    for at in range(users):
+        (root / "pkg" / f"user_{at}.py").write_text(f"def use_{at}():\n    return helper()\n")
+    files = parsed_tree(root)
+    cold = CodeGraph.build(files)
+    opened = stored_and_opened(cold, files, tmp_path)
+    cold.rank_on_query = False
+    path = "pkg/helpers.py"
+    files[path] = parse_file(path, "def other():\n    return 0\n\n\ndef helper():\n    return 1\n", "python")
+    for graph in (cold, opened):
+        graph.with_file(path, files[path])
+    assert opened.built == (users > OVERLAY_MAX_RERESOLVED)
+    assert len(cold.callers("helper", limit=1000)) == len(opened.callers("helper", limit=1000)) == users
+    if not opened.built:
+        assert len(opened.edited_in_place) == users + 1

@@ -158,35 +158,43 @@ def test_a_damaged_stored_graph_is_built_again_said_and_stored_again(tree: Path,
     assert graph_answers(again) == expected
 
 
-def test_an_edit_after_a_restart_answers_as_a_cold_index_and_the_next_restart_maps_it(tree: Path,
-                                                                                     tmp_path: Path) -> None:
+def test_a_definition_added_after_a_restart_is_held_over_the_stored_graph_as_a_cold_index_answers(
+        tree: Path, tmp_path: Path) -> None:
+    """A new definition after a restart, used by no other file yet: the graph is not built (an overlay over
+    the stored arrays, with a node added), answers as a cold index of the edited tree (scores aside: the
+    centrality stays the stored one until a build), and the next restart maps the graph stored at close with
+    the overlay folded in (the node added) and answers as the workspace did."""
     indexed(tree, tmp_path / "index")
     workspace = opened(tree, tmp_path / "index")
     assert workspace.snapshot().graph.mapped
+    builds = CodeGraph.builds
     target = tree / "inventory" / "models.py"
     target.write_text(target.read_text() + "\n\ndef restocked(item):\n    return BaseJob().with_retry(item)\n")
     workspace.update_file(target)
-    workspace.snapshot().graph.refresh_centrality()
+    graph = workspace.snapshot().graph
     edited = graph_answers(workspace)
-    assert workspace.snapshot().graph.built and not workspace.snapshot().graph.mapped
+    assert CodeGraph.builds == builds and graph.mapped and graph.edited_in_place == ["inventory/models.py"]
+    assert graph.symbol_node("inventory/models.py", "restocked") and graph.resolve("restocked")
     cold = opened(tree, tmp_path / "cold")
     cold.refresh()
-    assert graph_answers(cold) == edited
+    assert unscored(graph_answers(cold)) == unscored(edited)
     cold.close()
     workspace.close()
     again = opened(tree, tmp_path / "index")
     assert again.snapshot().graph.mapped and graph_answers(again) == edited
+    assert again.snapshot().graph.symbol_node("inventory/models.py", "restocked") and CodeGraph.builds == builds
 
 
-def test_an_edit_after_a_restart_builds_the_graph_and_stores_the_new_centrality(tree: Path, tmp_path: Path) -> None:
+def test_a_new_file_after_a_restart_builds_the_graph_and_stores_the_new_centrality(tree: Path, tmp_path: Path
+                                                                                  ) -> None:
     indexed(tree, tmp_path / "index")
     workspace = opened(tree, tmp_path / "index")
     workspace.refresh()
-    target = tree / "inventory" / "models.py"
-    target.write_text(target.read_text() + "\n\ndef restocked(item):\n    return item\n")
+    target = tree / "inventory" / "audit.py"
+    target.write_text("from inventory.models import Item\n\n\ndef restocked(item: Item):\n    return item\n")
     workspace.update_file(target)
     snapshot = workspace.snapshot()
-    assert snapshot.graph.built and snapshot.graph.symbol_node("inventory/models.py", "restocked")
+    assert snapshot.graph.built and snapshot.graph.symbol_node("inventory/audit.py", "restocked")
     snapshot.graph.refresh_centrality()
     after = centralities(workspace)
     workspace.close()
@@ -327,8 +335,8 @@ def test_a_reader_keeps_the_ranking_it_mapped_while_another_workspace_stores_a_n
     before = indexed(tree, tmp_path / "index")
     reader = opened(tree, tmp_path / "index")
     writer = opened(tree, tmp_path / "index")
-    source = tree / "inventory" / "models.py"
-    source.write_text(source.read_text() + "\n\ndef restocked(item):\n    return item\n")
+    source = tree / "inventory" / "audit.py"  # a new file: the writer builds its graph and ranks it anew
+    source.write_text("from inventory.models import Item\n\n\ndef restocked(item: Item):\n    return item\n")
     writer.update_file(source)
     writer.snapshot().graph.refresh_centrality()
     written = centralities(writer)

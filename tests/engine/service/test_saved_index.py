@@ -122,7 +122,9 @@ def test_an_edit_after_a_restart_answers_as_a_cold_index_of_the_edited_files(tre
     assert places(cold) == places(edited)
     reopened = opened(tree, tmp_path / "index")
     assert opened_saved(reopened)  # saved again at close, for the edited rows
-    assert answers(reopened) == cold
+    # The edit was held over the stored graph (it added a definition), which keeps the stored centrality
+    # until a build, and folded into it at close: the restart maps it and answers as the edited workspace.
+    assert answers(reopened) == edited
 
 
 def assert_refused_then_saved_again(tree: Path, index: Path, cold: list[list[tuple[Any, ...]]],
