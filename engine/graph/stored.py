@@ -40,7 +40,7 @@ import xxhash
 from ..model.records import Reference, Span, Symbol
 from ..model.strings import StoredStrings
 
-__all__ = ["GRAPH_FORMAT", "DamagedGraph", "StoredGraph", "StringPool", "rank_check", "sorted_strings"]
+__all__ = ["GRAPH_FORMAT", "DamagedGraph", "OlderGraph", "StoredGraph", "StringPool", "rank_check", "sorted_strings"]
 
 # The layout's version, kept in the file: one written by another layout is refused and built again.
 GRAPH_FORMAT = 2  # 2: the files that use each name (`refs`)
@@ -58,6 +58,10 @@ LOOKUPS_CACHED = 1 << 14
 
 class DamagedGraph(ValueError):
     """A stored graph whose arrays do not fit together (or of another layout): it is built again."""
+
+
+class OlderGraph(DamagedGraph):
+    """A stored graph of another layout (an index an earlier release wrote): built again, and not damage."""
 
 
 def _encoded(text: str) -> bytes:
@@ -201,14 +205,15 @@ class StoredGraph:
     """The arrays of a stored graph, checked to fit together, and the lookups the query views use."""
 
     def __init__(self, arrays: Mapping[str, np.ndarray]) -> None:
+        layout = arrays["format"].tolist() if "format" in arrays else None
+        if layout is not None and layout != [GRAPH_FORMAT]:
+            raise OlderGraph(f"stored graph has layout {layout}, this release reads {GRAPH_FORMAT}")
         try:
             self._open(arrays)
         except (KeyError, ValueError, TypeError, IndexError) as error:
             raise DamagedGraph(f"stored graph does not decode: {type(error).__name__}: {error}") from None
 
     def _open(self, arrays: Mapping[str, np.ndarray]) -> None:
-        if arrays["format"].tolist() != [GRAPH_FORMAT]:
-            raise ValueError(f"layout {arrays['format'].tolist()} is not {GRAPH_FORMAT}")
         self.arrays = arrays  # all of them, for an overlay's edits folded in at the next save (delta.py)
         self.nodes = StoredStrings(arrays["node_text"], arrays["node_starts"], gap=1, what="stored graph nodes")
         self.paths = StoredStrings(arrays["path_text"], arrays["path_starts"], gap=1, what="stored graph paths")

@@ -28,7 +28,7 @@ import numpy as np
 
 from ..graph.centrality import DamagedRank, StoredRank
 from ..graph.graph import CodeGraph
-from ..graph.stored import DamagedGraph, StoredGraph
+from ..graph.stored import DamagedGraph, OlderGraph, StoredGraph
 from ..index.discovery import Walker
 from ..index.indexjob import Indexed as _Indexed
 from ..index.indexjob import index_batch as _index_batch
@@ -371,6 +371,11 @@ class Workspace:
             if not blob.startswith(MAPPED_POINTER):
                 raise DamagedGraph("its entry names no file")
             return StoredGraph(open_arrays(self.store.folder, blob))
+        except OlderGraph as error:
+            log.info("%s: %s; the graph is built again", self.store.path, error)
+            self.store.repairs.append(f"{error}; rebuilt")
+            self._graph_fingerprint = None
+            return None
         except (DamagedGraph, DamagedMapped) as error:
             log.warning("%s: %s; the graph is built again", self.store.path, error)
             self.store.repairs.append(f"stored graph was damaged ({error}); rebuilt")
