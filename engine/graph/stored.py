@@ -40,7 +40,8 @@ import xxhash
 from ..model.records import Reference, Span, Symbol
 from ..model.strings import StoredStrings
 
-__all__ = ["GRAPH_FORMAT", "DamagedGraph", "OlderGraph", "StoredGraph", "StringPool", "rank_check", "sorted_strings"]
+__all__ = ["EVIDENCE_COLUMNS", "GRAPH_FORMAT", "DamagedGraph", "OlderGraph", "StoredGraph", "StringPool", "rank_check",
+           "sorted_strings"]
 
 # The layout's version, kept in the file: one written by another layout is refused and built again.
 GRAPH_FORMAT = 2  # 2: the files that use each name (`refs`)
@@ -48,7 +49,7 @@ GRAPH_FORMAT = 2  # 2: the files that use each name (`refs`)
 _NAME, _KIND, _QUALIFIED, _CONTAINER, _LANGUAGE, _DOTTED = range(6)
 _SYMBOL, _TOP_LEVEL = 1, 2  # bits of `flags`
 # Columns of `evidence`: kind, candidates, start line, start col, end line, end col, times seen
-_EVIDENCE_COLUMNS = 7
+EVIDENCE_COLUMNS = 7
 # Files whose uses a restart keeps grouped by name after reading them for call sites (a query reads a few).
 REFS_CACHED = 64
 # Strings a lookup table remembers the position of (emptied when full): one query asks about the same few
@@ -235,7 +236,7 @@ class StoredGraph:
                 and _fits_csr(self.succ_ptr, self.succ, nodes, nodes)
                 and _fits_csr(self.pred_ptr, self.pred, nodes, nodes)
                 and self.pred.size == edges and self.succ_kind.shape == (edges,) and self.pred_kind.shape == (edges,)
-                and self.evidence.ndim == 2 and self.evidence.shape[1] == _EVIDENCE_COLUMNS
+                and self.evidence.ndim == 2 and self.evidence.shape[1] == EVIDENCE_COLUMNS
                 and self.evidence_ptr.dtype == np.int64 and self.evidence_ptr.shape == (edges + 1,)
                 and int(self.evidence_ptr[0]) == 0 and int(self.evidence_ptr[-1]) == self.evidence.shape[0]
                 and bool((self.evidence_ptr[1:] >= self.evidence_ptr[:-1]).all())
