@@ -176,6 +176,17 @@ def test_stored_arrays_that_do_not_fit_together_are_refused(tree: Path, damage: 
     assert isinstance(refused.value, OlderGraph) == (damage == "format")
 
 
+def folded_and_reopened(opened: CodeGraph, files: dict[str, ParsedFile], folder: Path) -> CodeGraph:
+    """The graph a restart maps after `opened`'s overlay is folded into the next save's arrays."""
+    arrays = opened.stored_arrays()
+    assert arrays is not None  # the overlay folded in (nodes added and removed too), for the next save
+    rank = opened.stored_rank()
+    assert rank is not None
+    pointer = write_arrays(folder / "again.edges", arrays)
+    return CodeGraph.opened(dict(files), StoredRank.from_arrays(rank.arrays()),
+                            StoredGraph(open_arrays(folder, pointer)))
+
+
 # A new file that uses a definition of another (the edit an overlay does not hold)
 AUDIT = "from inventory.models import Item\n\n\ndef restocked(item: Item):\n    return item.is_available()\n"
 
@@ -217,13 +228,7 @@ def test_an_edit_that_keeps_the_files_definitions_is_held_over_the_stored_arrays
         graph.with_file(path, again)
     assert CodeGraph.builds == builds
     same_answers(cold, opened)
-    arrays = opened.stored_arrays()
-    assert arrays is not None  # the overlay folded in, for the next save
-    rank = opened.stored_rank()
-    assert rank is not None
-    pointer = write_arrays(tmp_path / "again.edges", arrays)
-    reopened = CodeGraph.opened(dict(files), StoredRank.from_arrays(rank.arrays()),
-                                StoredGraph(open_arrays(tmp_path, pointer)))
+    reopened = folded_and_reopened(opened, files, tmp_path)
     same_answers(cold, reopened)
     assert CodeGraph.builds == builds
 
@@ -316,13 +321,7 @@ def test_edits_that_add_and_remove_definitions_are_held_over_the_stored_arrays(t
     after = answers(cold)
     moved = [key for key in before.keys() & after.keys() if key.startswith("callers ") and before[key] != after[key]]
     assert any(hit.path not in key for key in moved for hit in before[key])  # a use in another file resolved anew
-    arrays = opened.stored_arrays()
-    assert arrays is not None  # the overlay folded in, nodes added and removed, for the next save
-    rank = opened.stored_rank()
-    assert rank is not None
-    pointer = write_arrays(tmp_path / "again.edges", arrays)
-    reopened = CodeGraph.opened(dict(files), StoredRank.from_arrays(rank.arrays()),
-                                StoredGraph(open_arrays(tmp_path, pointer)))
+    reopened = folded_and_reopened(opened, files, tmp_path)
     same_answers(cold, reopened)
     for path in sorted(files):  # edited again over the folded graph: its stored flags, homes and name indexes
         if path.lower().endswith(SOURCE_SUFFIXES):
