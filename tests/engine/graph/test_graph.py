@@ -409,6 +409,40 @@ def test_real_repository_updates_equal_a_rebuild(tmp_path: Path) -> None:
     ]
 
 
+def test_a_build_over_copies_of_a_library_resolves_as_file_by_file_updates(tmp_path: Path) -> None:
+    # A whole build groups each name's candidates once by file and folder (issue 17: copies of one library
+    # in a monorepo); one file's update scans them. Both must choose the same definitions at every tier:
+    # copies make every name ambiguous, and a qualified use (`Config.load`) or a module-level one must still
+    # find its own copy's definition first, else the global tier's few.
+    root = tmp_path / "repo"
+    for copy in ("a", "b/vendor", "b/vendor2"):
+        for language in ("python", "js", "go"):
+            for source in (FIXTURES / language).rglob("*"):
+                if source.is_file():
+                    target = root / copy / language / source.relative_to(FIXTURES / language)
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    target.write_text(source.read_text(encoding="utf-8"), encoding="utf-8")
+    (root / "b/vendor/python/extra.py").write_text(
+        "from shop.pricing import price\n\n\ndef total(items):\n    return sum(price(i) for i in items)\n"
+        "\n\nclass Cart:\n    def load(self):\n        return Cart.load(self) or self.load()\n",
+        encoding="utf-8",
+    )
+    for copy in ("a", "b/vendor", "b/vendor2"):  # a qualified use (`new Shape.make()`) of a method elsewhere
+        (root / copy / "shapes").mkdir()
+        (root / copy / "shapes/shape.js").write_text("class Shape {\n  make() {}\n}\n", encoding="utf-8")
+        (root / copy / "js/draw.js").write_text("function draw() {\n  return new Shape.make();\n}\n",
+                                                 encoding="utf-8")
+    files = parse_repo(root)
+    whole = CodeGraph(files)
+    draw, make = symbol_node_id("a/js/draw.js", "draw"), symbol_node_id("b/vendor/shapes/shape.js", "Shape.make")
+    assert whole.graph.edges[draw, make]["weight"] == pytest.approx(1 / 3)  # each copy's, none nearer
+    assert any(edge[3] < 1 for edge in snapshot(whole)[1])  # ambiguity across copies is there to get right
+    one_by_one = CodeGraph()
+    for path in files:
+        one_by_one.with_file(path, files[path])
+    assert snapshot(one_by_one) == snapshot(whole)
+
+
 def test_the_collector_stays_paused_until_the_last_overlapping_build_ends() -> None:
     # Loading a snapshot nests a graph build, and builds may overlap in threads (issue 2).
     assert gc.isenabled()
