@@ -855,51 +855,18 @@ class CodeGraph:
         if self._mapped is not None and not (isinstance(self._defs, OverlaidIndex)
                                              and _last_name(name) in self._defs.changes):
             return self._stored_candidates(self._mapped, path, name)
-        if self._grouped is not None:
-            return self._grouped_candidates(self._grouped, path, name)
-        found = _looked_up(self._defs, _last_name(name))
-        dotted = _dotted(name)
-        homes = self._homes
-        if "." in dotted:
-            tail = "." + dotted
-            exact = {n for n in found if homes[n].dotted == dotted or homes[n].dotted.endswith(tail)}
-            # A use qualified by a name no candidate lives in (`ets.lookup` in Erlang's kv_store, which
-            # defines `kv_store.lookup`) may still mean a top-level definition, never another container's.
-            found = exact or {n for n in found if homes[n].top_level}
-        else:
-            exact = set()
-        imported = self._imports.get(path, frozenset())
-        folder = _folder(path)
-        best_tier, best = GLOBAL_TIER, []
-        for node in found:
-            home = homes[node]
-            home_path = home.path
-            if home_path == path:
-                tier = FILE_TIER
-            elif home_path in imported:
-                tier = IMPORTED_TIER
-            elif home.folder == folder:
-                tier = FOLDER_TIER
-            else:
-                continue  # the global tier never beats a nearer one, and is settled below
-            if tier < best_tier:
-                best_tier, best = tier, [node]
-            elif tier == best_tier:
-                best.append(node)
-        if best_tier < GLOBAL_TIER:
-            return best_tier, sorted(best)
-        if not exact and _last_name(name) in self._tuning.builtin_names:
-            return GLOBAL_TIER, []
-        anywhere = sorted(n for n in found if exact or homes[n].top_level)
-        return GLOBAL_TIER, anywhere if len(anywhere) <= self._tuning.max_ambiguity else []
+        # A whole build groups each name's candidates once for all its uses; a one-file update, during which
+        # definitions come and go, groups them for this use alone.
+        return self._grouped_candidates(self._grouped if self._grouped is not None else {}, path, name)
 
     def _grouped_candidates(self, grouped: dict[tuple[str, str], _NameCandidates], path: str,
                             name: str) -> tuple[int, list[str]]:
-        """`_candidates` during a whole build: the same tiers and nodes, but a use looks up its file, the
-        files it imports and its folder among the name's candidates grouped once, instead of scanning every
-        candidate's home per use. The scan cost uses x definitions of a name, both of which grow with a
-        monorepo's copies of one library: at 8x Django `__init__` has ~7,000 definitions, and the build spent
-        35 of its 87 CPU-s scanning (issue 17)."""
+        """`_candidates` of a graph in memory: a use looks up its file, the files it imports and its folder
+        among the name's candidates grouped by file and folder, kept in `grouped` for the name's other uses
+        (a whole build keeps them; a one-file update passes a fresh dict). Scanning every candidate's home
+        per use cost uses x definitions of a name, both of which grow with a monorepo's copies of one
+        library: at 8x Django `__init__` has ~7,000 definitions, and the build spent 35 of its 87 CPU-s
+        scanning (issue 17)."""
         last, dotted = _last_name(name), _dotted(name)
         key = (last, dotted if "." in dotted else "")
         entry = grouped.get(key)
@@ -925,8 +892,10 @@ class CodeGraph:
 
     def _grouped_entry(self, grouped: dict[tuple[str, str], _NameCandidates], last: str,
                        dotted: str) -> _NameCandidates:
-        """The candidates `_candidates` would scan for a use of `dotted`: every definition of `last`; for a
-        qualified use, those it names, else the top-level ones (shared by every such use of `last`)."""
+        """The candidates of a use of `dotted`: every definition of `last`; for a qualified use, those it
+        names, else the top-level ones (shared by every such use of `last`): a use qualified by a name no
+        candidate lives in (`ets.lookup` in Erlang's kv_store, which defines `kv_store.lookup`) may still
+        mean a top-level definition, never another container's."""
         homes, most = self._homes, self._tuning.max_ambiguity
         found = _looked_up(self._defs, last)
         if "." not in dotted:
