@@ -13,6 +13,7 @@ import json
 import sqlite3
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -175,10 +176,7 @@ def test_a_definition_added_after_a_restart_is_held_over_the_stored_graph_as_a_c
     edited = graph_answers(workspace)
     assert CodeGraph.builds == builds and graph.mapped and graph.edited_in_place == ["inventory/models.py"]
     assert graph.symbol_node("inventory/models.py", "restocked") and graph.resolve("restocked")
-    cold = opened(tree, tmp_path / "cold")
-    cold.refresh()
-    assert unscored(graph_answers(cold)) == unscored(edited)
-    cold.close()
+    assert unscored(cold_answers(tree, tmp_path / "cold", graph_answers)) == unscored(edited)
     workspace.close()
     again = opened(tree, tmp_path / "index")
     assert again.snapshot().graph.mapped and graph_answers(again) == edited
@@ -365,6 +363,16 @@ def test_a_file_deleted_after_a_restart_leaves_the_graph_a_cold_index_of_the_tre
     cold.close()
 
 
+def cold_answers(root: Path, index: Path, read: Callable[[Workspace], list[object]]) -> list[object]:
+    """What `read` answers on a fresh index of `root`, built cold: the reference an edited index must match."""
+    cold = opened(root, index)
+    try:
+        cold.refresh()
+        return read(cold)
+    finally:
+        cold.close()
+
+
 def unscored(answers: list[object]) -> list[object]:
     """Graph answers without their scores and order (an overlay ranks as stored, a cold index afresh)."""
     return [sorted((hit.path, hit.span, hit.symbol, hit.kind, hit.via, hit.resolved) for hit in found)
@@ -399,10 +407,7 @@ def test_an_edit_to_a_body_after_a_restart_is_held_over_the_stored_graph_and_sto
     assert CodeGraph.builds == builds and graph.mapped and not graph.built
     assert graph.edited_in_place == ["inventory/report.py"]
     assert any(hit.path == "inventory/report.py" for hit in edited[0])  # type: ignore[attr-defined]
-    cold = opened(tree, tmp_path / "cold")
-    cold.refresh()
-    assert unscored(edited_answers(cold)) == unscored(edited)
-    cold.close()
+    assert unscored(cold_answers(tree, tmp_path / "cold", edited_answers)) == unscored(edited)
     workspace.close()
     again = opened(tree, tmp_path / "index")
     assert again.snapshot().graph.mapped and not again.snapshot().graph.edited_in_place
