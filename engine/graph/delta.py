@@ -187,6 +187,10 @@ class DeltaImporters(Mapping[str, Any]):
                 found.setdefault(key, []).append(at)
         return found
 
+    def prepare(self) -> None:
+        """Read the stored specifiers' keys now (`CodeGraph.prepare_edits`), not on the first look-up."""
+        _ = self._by_key, self._spec_path
+
     @cached_property
     def _spec_path(self) -> np.ndarray:  # per stored specifier, the path it is in
         return np.repeat(np.arange(len(self._stored.paths), dtype=np.int32), np.diff(self._stored.spec_ptr))

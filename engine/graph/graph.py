@@ -419,11 +419,13 @@ class CodeGraph:
 
     def prepare_edits(self) -> None:
         """Make now what the first edit of a mapped graph would (`_delta_views`: the writable views and the
-        file set import resolution reads, one entry per file: tens of ms at 4x Django), so a server that calls
-        this after opening does not pay it on the user's first keystroke. Nothing for any other graph."""
+        file set import resolution reads, one entry per file: tens of ms at 4x Django), and the first created or
+        deleted file (the stored specifiers' keys, `DeltaImporters`: ~40 ms at Django's size), so a server that
+        calls this after opening does not pay them on the user's first keystroke. Nothing for any other graph."""
         with self._lock:
             if self._mapped is not None and self._unbuilt is not None:
                 self._delta_views()
+                cast(DeltaImporters, self._importers).prepare()
 
     def _materialize(self) -> None:
         files = self._unbuilt
@@ -621,11 +623,10 @@ class CodeGraph:
         """A file created (`parsed`) or deleted (None) in a mapped graph, held as an overlay as `_replace` does it
         in memory: a created file's node and definitions are added last, a deleted one's removed, the path joins
         or leaves the file set and the path numbers, and the other files are resolved again whole, in path
-        order, that may now resolve differently: those whose imports could name the path (`_mark_importers`'
-        rule, over the stored specifiers: `DeltaImporters`), those whose uses of its names may (`_stale_after`),
-        and a deleted file's importers. False (build the graph in memory, as before) past
-        `OVERLAY_MAX_RERESOLVED` of them, or for a C-family source file with definitions (the headers it
-        implements are linked again in memory), before anything changes."""
+        order, that may now resolve differently: those whose imports it changes (`_importers_changed`), those
+        whose uses of its names may (`_stale_after`), and a deleted file's importers. False (build the graph in
+        memory, as before) past `OVERLAY_MAX_RERESOLVED` of them, or for a C-family source file with definitions
+        (the headers it implements are linked again in memory), before anything changes."""
         adjacency = self._delta_views()
         nodes: dict[str, Symbol] = {}
         homes: dict[str, _Home] = {}
@@ -635,11 +636,13 @@ class CodeGraph:
             (nodes, homes), old = self._file_nodes(path, parsed), []
         if (nodes or old) and path.lower().endswith(SOURCE_SUFFIXES):
             return False
-        stale = set(self._stale_after(path, nodes, list(nodes), old)) | self._importers_of(path)
+        stale = set(self._stale_after(path, nodes, list(nodes), old))
         if parsed is None:
             stale |= {str(adjacency.path(source)) for source, _ in adjacency.predecessors(file_node(path))}
+        stale |= self._importers_changed(path, created=parsed is not None)
         stale.discard(path)
         if len(stale) > OVERLAY_MAX_RERESOLVED:
+            (self._files.remove if parsed is not None else self._files.add)(path)  # as it was, for the build
             return False
         assert self._paths is not None
         if parsed is None:
@@ -650,20 +653,31 @@ class CodeGraph:
             self._tiers.pop(path, None)
             cast(DeltaReferencers, self._referencers).uses[path] = frozenset()
             cast(DeltaImporters, self._importers).specs[path] = ()
-            self._files.remove(path)
             self._flush()
             for node in [file_node(path), *old]:
                 adjacency.remove_node(node)
         else:
             self._delta_files.add(path)
             self._paths.add(path)
-            self._files.add(path)
             adjacency.add_node(file_node(path), path)  # first, as `_add_nodes` adds it
             self._indexed(path, nodes, list(nodes))
             self._overlay_file(path, parsed, nodes, homes, edited=True)
             self._flush()
         self._resolved_again(sorted(stale))
         return True
+
+    def _importers_changed(self, path: str, *, created: bool) -> set[str]:
+        """The other files whose imports resolve otherwise once `path` is created (or deleted), which joins (or
+        leaves) the file set here: of `_mark_importers`' files, those with a specifier that could name it and
+        resolves otherwise, as in memory `_settle` re-resolves a stale file's uses only when its imports
+        changed (a created `models.py` has Django's 900 importers of some `models` by key, and changes none)."""
+        keys = path_keys(path)
+        uses = [(importer, spec, detect_language(importer) or "") for importer in sorted(self._importers_of(path))
+                for spec in self._specs[importer] if keys & spec_keys(spec)]
+        before = [resolve_import(spec, importer, language, self._files) for importer, spec, language in uses]
+        (self._files.add if created else self._files.remove)(path)
+        return {importer for (importer, spec, language), found in zip(uses, before, strict=True)
+                if resolve_import(spec, importer, language, self._files) != found}
 
     def _unindexed(self, removed: list[str]) -> None:
         """Definitions an overlaid edit removed, out of the symbols, homes and name indexes."""

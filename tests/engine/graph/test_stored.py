@@ -330,6 +330,26 @@ def test_a_created_file_is_held_over_the_stored_arrays_and_what_waited_for_it_re
     assert CodeGraph.builds == builds
 
 
+def test_a_created_file_that_only_shares_a_name_with_what_files_import_resolves_none_of_them_again(
+        tree: Path, tmp_path: Path) -> None:
+    """tools/models.py has the name `from inventory.models import Item` could mean, but that import still means
+    inventory/models.py: its importers are not resolved again (their imports are what they were), and the graph
+    answers as a cold graph edited so."""
+    files = parsed_tree(tree)
+    cold = CodeGraph.build(files)
+    opened = stored_and_opened(cold, files, tmp_path)
+    cold.rank_on_query = False
+    path, text = "tools/models.py", "def tool_model():\n    return 0\n"
+    (tree / "tools").mkdir()
+    (tree / path).write_text(text)
+    files[path] = parse_file(path, text, "python")
+    for graph in (cold, opened):
+        graph.with_file(path, files[path])
+    assert "file:inventory/service.py" in {source for source, _ in cold.graph.in_edges("file:inventory/models.py")}
+    assert opened.mapped and opened.edited_in_place == [path]
+    same_answers(cold, opened)
+
+
 def test_a_deleted_file_others_import_is_held_over_the_stored_arrays_and_may_come_back(tree: Path,
                                                                                       tmp_path: Path) -> None:
     """inventory/models.py deleted: its nodes and every edge to them go, its importers resolve their imports and
