@@ -295,7 +295,8 @@ def test_a_created_file_is_held_over_the_stored_arrays_and_what_waited_for_it_re
                                                                                             tmp_path: Path) -> None:
     """A created file: its nodes come last, the file that imports it resolves its import and call to it, the one
     beside it its call, and the opened graph answers every question as a cold graph edited so, without a build;
-    so does the graph stored next, and over that one (a restart) the file deleted again, and stored again."""
+    so does the graph stored next, and over that one (a restart) the file deleted again, stored again, and
+    created once more over that."""
     for path, text in WAITING.items():
         (tree / path).parent.mkdir(exist_ok=True)
         (tree / path).write_text(text)
@@ -326,7 +327,13 @@ def test_a_created_file_is_held_over_the_stored_arrays_and_what_waited_for_it_re
     assert not cold.callers("restocked") and not reopened.resolve("restocked")
     same_answers(cold, reopened)
     (tmp_path / "saved again").mkdir()
-    same_answers(cold, folded_and_reopened(reopened, files, tmp_path / "saved again"))
+    third = folded_and_reopened(reopened, files, tmp_path / "saved again")
+    same_answers(cold, third)
+    files[path] = parse_file(path, AUDITED, "python")  # created again where the stored graph keeps its path
+    for graph in (cold, third):
+        graph.with_file(path, files[path])
+    assert [hit.path for hit in third.callers("restocked")] == ["inventory/checks.py"]
+    same_answers(cold, third)
     assert CodeGraph.builds == builds
 
 
