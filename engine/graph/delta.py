@@ -176,7 +176,11 @@ class DeltaImporters(Mapping[str, Any]):
     def __init__(self, stored: StoredGraph, keys_of: Callable[[str], set[str]]) -> None:
         self._stored = stored
         self._keys_of = keys_of
-        self.specs: dict[str, tuple[str, ...]] = {}  # edited path -> its specifiers now (none: deleted)
+        self._edited: dict[str, frozenset[str]] = {}  # edited path -> its specifiers' keys now (none: deleted)
+
+    def set(self, path: str, specs: Sequence[str]) -> None:
+        """An edited file's specifiers now (none for a deleted file), in place of its stored ones."""
+        self._edited[path] = frozenset(key for spec in specs for key in self._keys_of(spec))
 
     @cached_property
     def _by_key(self) -> dict[str, list[int]]:  # key -> the pool ids of the stored specifiers that have it
@@ -203,8 +207,8 @@ class DeltaImporters(Mapping[str, Any]):
             wanted = np.zeros(len(stored.pool), dtype=bool)
             wanted[ids] = True
             found = {stored.paths[at] for at in np.unique(self._spec_path[wanted[stored.specs]]).tolist()}
-        for path, specs in self.specs.items():
-            if any(key in self._keys_of(spec) for spec in specs):
+        for path, keys in self._edited.items():
+            if key in keys:
                 found.add(path)
             else:
                 found.discard(path)

@@ -577,7 +577,7 @@ class CodeGraph:
         if edited:
             cast(Overlaid, self._unbuilt)[path] = parsed
             cast(DeltaReferencers, self._referencers).uses[path] = frozenset(refs)
-            cast(DeltaImporters, self._importers).specs[path] = parsed.imports
+            cast(DeltaImporters, self._importers).set(path, parsed.imports)
         self._resolve_file(path)
 
     def _stale_after(self, path: str, nodes: dict[str, Symbol], added: list[str], removed: list[str]) -> list[str]:
@@ -652,7 +652,7 @@ class CodeGraph:
                 del cast(Overlaid, view)[path]
             self._tiers.pop(path, None)
             cast(DeltaReferencers, self._referencers).uses[path] = frozenset()
-            cast(DeltaImporters, self._importers).specs[path] = ()
+            cast(DeltaImporters, self._importers).set(path, ())
             self._flush()
             for node in [file_node(path), *old]:
                 adjacency.remove_node(node)

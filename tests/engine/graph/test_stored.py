@@ -261,14 +261,18 @@ def test_every_file_edited_in_place_resolves_its_uses_as_a_graph_in_memory(tree:
 
 
 def test_a_new_file_after_an_overlaid_edit_is_held_over_it_too(tree: Path, tmp_path: Path) -> None:
-    """A file created after an overlaid edit, importing the edited one, joins the same overlay: no build, and
-    answers as a cold graph edited so."""
+    """A file created after an overlaid edit, importing the edited one, which the edit made import it: the file
+    joins the same overlay and the edited one's import resolves to it (its specifiers as edited, not as stored),
+    with no build, answering as a cold graph edited so."""
     files = parsed_tree(tree)
     cold = CodeGraph.build(files)
     opened = stored_and_opened(cold, files, tmp_path)
     cold.rank_on_query = False
     builds = CodeGraph.builds
-    path, changed = body_edited(tree)
+    path, _ = body_edited(tree)
+    text = (tree / path).read_text(encoding="utf-8") + "\nimport inventory.audit\n"
+    (tree / path).write_text(text, encoding="utf-8")
+    changed = parse_file(path, text, "python")
     audit = tree / "inventory" / "audit.py"
     audit.write_text("from inventory.report import low_stock\n\n\ndef audit(items):\n    return low_stock(items)\n")
     added = parse_file("inventory/audit.py", audit.read_text(encoding="utf-8"), "python")
@@ -279,6 +283,7 @@ def test_a_new_file_after_an_overlaid_edit_is_held_over_it_too(tree: Path, tmp_p
         graph.with_file("inventory/audit.py", added)
     assert CodeGraph.builds == builds and opened.edited_in_place == ["inventory/audit.py", path]
     assert [hit.path for hit in cold.callers("low_stock")] == ["inventory/audit.py"]
+    assert ("file:inventory/report.py", "file:inventory/audit.py") in cold.graph.edges
     same_answers(cold, opened)
 
 
