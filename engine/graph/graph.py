@@ -950,7 +950,7 @@ class CodeGraph:
         when there are few of them.
         """
         if self._mapped is not None and not (isinstance(self._defs, OverlaidIndex)
-                                             and _last_name(name) in self._defs.changes):
+                                             and self._defs.changed(_last_name(name))):
             return self._stored_candidates(self._mapped, path, name)
         # A whole build groups each name's candidates once for all its uses; a one-file update, during which
         # definitions come and go, groups them for this use alone.
