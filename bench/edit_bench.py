@@ -3,6 +3,8 @@
     python bench/edit_bench.py --corpus bench/corpora/django-5.1.4 --scales 1,4 --edits 30
     python bench/edit_bench.py --work /tmp/edits --keep ...     # reuse the copies and their indexes next time
     python bench/edit_bench.py ... --kind define               # edits that add a definition (an overlay too)
+    python bench/edit_bench.py ... --kind add                  # edits that create a file beside a random one
+    python bench/edit_bench.py ... --kind remove               # edits that delete a random source file
 
 What `bench/perf.py`'s `--restart` step times after its restart figures, on its own and over more edits:
 per scale the corpus is copied that many times side by side (as perf.py does), indexed once in a fresh
@@ -35,10 +37,39 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from perf import COMMENT, make_corpus  # noqa: E402  (the benchmark's corpus copies and comment markers)
 
-KINDS = ("body", "define")  # a comment appended (definitions kept), or a new top-level function appended
+# A comment appended (definitions kept), a new top-level function appended, a new file beside a random
+# source file (it defines a function and imports the one beside it, as an agent writes a module), or a random
+# source file deleted.
+KINDS = ("body", "define", "add", "remove")
 DEFINE = {"python": "\ndef fourfold_edit_{n}():\n    return {n}\n",
           "javascript": "\nfunction fourfoldEdit{n}() {{ return {n}; }}\n",
           "typescript": "\nfunction fourfoldEdit{n}(): number {{ return {n}; }}\n"}
+ADD = {"python": ("fourfold_new_{n}.py", "from . import {stem}\n\n\ndef fourfold_new_{n}():\n    return {stem}\n"),
+       "javascript": ("fourfoldNew{n}.js", "import * as near from './{stem}';\n\n"
+                                           "export function fourfoldNew{n}() {{ return near; }}\n"),
+       "typescript": ("fourfoldNew{n}.ts", "import * as near from './{stem}';\n\n"
+                                           "export function fourfoldNew{n}(): unknown {{ return near; }}\n")}
+
+
+def _edited(root: Path, path: str, language: str, number: int, kind: str, originals: dict[Path, bytes | None]
+            ) -> Path:
+    """Make edit `number` of `kind` on disk (what it changed remembered in `originals`: None for a file it
+    created); the file to update."""
+    full = root / path
+    if kind == "add":
+        name, text = ADD[language]
+        full = full.with_name(name.format(n=number))
+        full.write_text(text.format(n=number, stem=Path(path).stem), encoding="utf-8")
+        originals[full] = None
+        return full
+    originals.setdefault(full, full.read_bytes())
+    if kind == "remove":
+        full.unlink()
+        return full
+    text = f"\n{COMMENT[language]} fourfold edit {number}\n" if kind == "body" else DEFINE[language].format(n=number)
+    with full.open("a", encoding="utf-8") as handle:
+        handle.write(text)
+    return full
 
 
 def edit_figures(root: Path, index_dir: str, edits: int, kind: str, cold: bool) -> dict[str, object]:
@@ -52,22 +83,16 @@ def edit_figures(root: Path, index_dir: str, edits: int, kind: str, cold: bool) 
             workspace.warm_up()
             warm_s = time.perf_counter() - started
         snapshot = workspace.snapshot()
-        markers = COMMENT if kind == "body" else DEFINE
+        markers = COMMENT if kind in ("body", "remove") else DEFINE if kind == "define" else ADD
         editable = sorted(path for path, record in snapshot.files.items() if record.language in markers)
         rng = random.Random(11)
-        originals: dict[Path, bytes] = {}
+        originals: dict[Path, bytes | None] = {}
         wall_ms: list[float] = []
         cpu_ms: list[float] = []
         try:
             for number in range(edits):
-                path = rng.choice(editable)
-                full = root / path
-                originals.setdefault(full, full.read_bytes())
-                language = snapshot.files[path].language or ""
-                text = (f"\n{COMMENT[language]} fourfold edit {number}\n" if kind == "body"
-                        else DEFINE[language].format(n=number))
-                with full.open("a", encoding="utf-8") as handle:
-                    handle.write(text)
+                path = rng.choice([path for path in editable if root / path not in originals or kind != "remove"])
+                full = _edited(root, path, snapshot.files[path].language or "", number, kind, originals)
                 started, cpu = time.perf_counter(), time.process_time()
                 workspace.update_file(full)
                 cpu_ms.append((time.process_time() - cpu) * 1000)
@@ -76,7 +101,10 @@ def edit_figures(root: Path, index_dir: str, edits: int, kind: str, cold: bool) 
             built = graph.built
         finally:
             for full, data in originals.items():
-                full.write_bytes(data)
+                if data is None:
+                    full.unlink()
+                else:
+                    full.write_bytes(data)
                 workspace.update_file(full)
     finally:
         workspace.close()

@@ -16,27 +16,35 @@ nodes (last in node order, as in memory), a removed one is left out wherever the
 and the name indexes hold the keys such edits changed as sets (`OverlaidIndex`). Which other files' uses
 may now resolve differently is what `CodeGraph._mark_name` says, read over a stored index of the files
 that use each name (`DeltaReferencers`, the stored `refs`); those files are resolved again whole, over the
-overlay. An edit that adds or removes a file still builds the graph in memory (`CodeGraph`), and so does
-one of a C-family source file that adds or removes definitions (the headers it implements are linked again).
+overlay. Creating or deleting a file used to build the graph too (5 CPU-s at Django's size, 17 at 4x): now a
+created file's node and definitions are added so, a deleted one's removed so, its path joins or leaves the
+file set and the path numbers (`DeltaPaths`: a created path is numbered after the stored ones), and the files
+whose imports it changes (of those whose specifiers could name it, `DeltaImporters` over the stored ones:
+`_mark_importers`' rule), or whose uses of its names may resolve differently, are resolved again. Past
+`OVERLAY_MAX_RERESOLVED` such files an edit builds the graph in memory (`CodeGraph`), and so does one of a
+C-family source file that adds or removes definitions (the headers it implements are linked again).
 
 Edge order follows what an in-memory edit does: an edge that is kept stays where it was, a new edge goes
 last. The centrality stays the stored one (an overlay keeps no edge weights): a query reads the ranking the
 graph was opened with until a build recomputes it, as a server already reads the last ranking between
 an edit and its background refresh. `compacted` writes the stored arrays with the overlay folded in, for the
 next save, so a restart maps the edited graph: nodes edits removed are left out there and the others numbered
-again (0.9 CPU-s at Django's size after 20 definitions added, against ~0.1 for body edits alone).
+again (0.9 CPU-s at Django's size after 20 definitions added, against ~0.1 for body edits alone); a deleted
+file's path stays, as no file's, until a build numbers the paths afresh.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, MutableMapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence
+from functools import cached_property
 from typing import Any, TypeVar
 
 import numpy as np
 
 from .stored import _SYMBOL, _TOP_LEVEL, MappedAdjacency, StoredGraph, StringPool, _strings, row_arrays, string_arrays
 
-__all__ = ["DeltaAdjacency", "DeltaEvidence", "DeltaReferencers", "Overlaid", "OverlaidIndex", "compacted"]
+__all__ = ["DeltaAdjacency", "DeltaEvidence", "DeltaImporters", "DeltaPaths", "DeltaReferencers", "Overlaid",
+           "OverlaidIndex", "compacted"]
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -84,29 +92,43 @@ class Overlaid(MutableMapping[K, V]):
 
 
 class OverlaidIndex(Mapping[str, Any]):
-    """A stored name index (key -> its one value, or a frozenset of them) with the keys edits changed held as
-    sets (`add`, `discard`): the definitions an edit added or removed, under their names and words."""
+    """A stored name index (key -> its one value, or a frozenset of them) with what edits added under some keys
+    and removed from them held beside it (`add`, `discard`): the definitions an edit added or removed, under
+    their names and words. A key's stored row is read only when the key is: a common word's row at 4x Django
+    is thousands of nodes, and a deleted test file read it for each of its methods' words (a third of such a
+    deletion's CPU)."""
 
     def __init__(self, base: Mapping[str, Any]) -> None:
         self.base = base
-        self.changes: dict[str, set[str]] = {}  # key -> its values now (empty: the key is gone)
+        self.added: dict[str, set[str]] = {}  # key -> values edits put under it
+        self.removed: dict[str, set[str]] = {}  # key -> stored values edits took from it (a node edits removed)
 
-    def _held(self, key: str) -> set[str]:
-        found = self.changes.get(key)
-        if found is None:
-            stored = self.base.get(key)
-            found = self.changes[key] = (set() if stored is None else {stored} if isinstance(stored, str)
-                                         else set(stored))
-        return found
+    def changed(self, key: str) -> bool:
+        """Whether edits added or removed values under `key`."""
+        return key in self.added or key in self.removed
 
     def add(self, key: str, value: str) -> None:
-        self._held(key).add(value)
+        self.added.setdefault(key, set()).add(value)
 
     def discard(self, key: str, value: str) -> None:
-        self._held(key).discard(value)
+        added = self.added.get(key)
+        if added is not None and value in added:  # put there by an edit (any stored copy is removed already)
+            added.discard(value)
+            if not added:
+                del self.added[key]
+        else:
+            self.removed.setdefault(key, set()).add(value)
+
+    def _held(self, key: str) -> set[str] | None:
+        """The values under a key edits changed (None for a key they did not)."""
+        if not self.changed(key):
+            return None
+        stored = self.base.get(key)
+        found = set() if stored is None else {stored} if isinstance(stored, str) else set(stored)
+        return (found - self.removed.get(key, set())) | self.added.get(key, set())
 
     def __getitem__(self, key: str) -> Any:
-        found = self.changes.get(key)
+        found = self._held(key)
         if found is None:
             return self.base[key]
         if not found:
@@ -114,16 +136,107 @@ class OverlaidIndex(Mapping[str, Any]):
         return next(iter(found)) if len(found) == 1 else frozenset(found)
 
     def __contains__(self, key: object) -> bool:
-        found = self.changes.get(key) if isinstance(key, str) else None
+        if not isinstance(key, str):
+            return False
+        found = self._held(key)
         return bool(found) if found is not None else key in self.base
 
     def __iter__(self) -> Iterator[str]:
-        changes = self.changes
-        yield from (key for key in self.base if key not in changes or changes[key])
-        yield from (key for key, found in changes.items() if found and key not in self.base)
+        yield from (key for key in self.base if not self.changed(key) or self._held(key))
+        yield from (key for key in self.added if key not in self.base and self._held(key))
 
     def __len__(self) -> int:
         return sum(1 for _ in self)
+
+
+class DeltaPaths:
+    """The stored graph's path numbers with the paths edits created numbered after the stored ones, in the order
+    created (what an overlaid edit's resolution compares candidates' homes with, `_stored_candidates`, and what
+    the next save writes: a created path is appended to the stored ones, a deleted one stays, as no file)."""
+
+    def __init__(self, stored: StoredGraph) -> None:
+        self._stored = stored
+        self.added: dict[str, int] = {}  # created path -> its number (>= the stored count)
+        self._added_folders: list[int] = []  # number - stored count -> its folder's number
+
+    def id(self, path: str) -> int:
+        """The path's number, or -1 for a path the graph never had."""
+        at = self._stored.path_id(path)
+        return at if at >= 0 else self.added.get(path, -1)
+
+    def add(self, path: str) -> None:
+        """A created file's path, numbered if it is new to the graph (a deleted one keeps its number)."""
+        if self.id(path) < 0:
+            self.added[path] = len(self._stored.paths) + len(self.added)
+            folder = path.rpartition("/")[0]
+            self._added_folders.append(self._folders.setdefault(folder, len(self._folders)))
+
+    def folder(self, at: int) -> int:
+        """The number of path `at`'s folder (equal numbers: the same folder, as `StoredGraph.path_folders`)."""
+        size = len(self._stored.paths)
+        return int(self._stored.path_folders[at]) if at < size else self._added_folders[at - size]
+
+    @cached_property
+    def _folders(self) -> dict[str, int]:  # folder -> its number, the stored ones' as `path_folders` numbers them
+        return dict(zip((path.rpartition("/")[0] for path in self._stored.paths),
+                        self._stored.path_folders.tolist(), strict=True))
+
+
+class DeltaImporters(Mapping[str, Any]):
+    """Spec key -> the files whose import specifiers have it (`CodeGraph._importers`' shape: one path, or a
+    frozenset), over the stored specifiers with each edited file's in place of its stored ones: whose imports
+    a created or deleted file may now resolve differently (`CodeGraph._mark_importers`' rule). The stored
+    specifiers' keys are read at `prepare` (a server's warm-up) or on the first look-up (5,055 distinct
+    specifiers at Django's size: 33 CPU-ms)."""
+
+    def __init__(self, stored: StoredGraph, keys_of: Callable[[str], set[str]]) -> None:
+        self._stored = stored
+        self._keys_of = keys_of
+        self._edited: dict[str, frozenset[str]] = {}  # edited path -> its specifiers' keys now (none: deleted)
+
+    def set(self, path: str, specs: Sequence[str]) -> None:
+        """An edited file's specifiers now (none for a deleted file), in place of its stored ones."""
+        self._edited[path] = frozenset(key for spec in specs for key in self._keys_of(spec))
+
+    @cached_property
+    def _by_key(self) -> dict[str, list[int]]:  # key -> the pool ids of the stored specifiers that have it
+        pool = self._stored.pool
+        found: dict[str, list[int]] = {}
+        for at in np.unique(self._stored.specs).tolist():
+            for key in self._keys_of(pool[at]):
+                found.setdefault(key, []).append(at)
+        return found
+
+    def prepare(self) -> None:
+        """Read the stored specifiers' keys now (`CodeGraph.prepare_edits`), not on the first look-up."""
+        _ = self._by_key, self._spec_path
+
+    @cached_property
+    def _spec_path(self) -> np.ndarray:  # per stored specifier, the path it is in
+        return np.repeat(np.arange(len(self._stored.paths), dtype=np.int32), np.diff(self._stored.spec_ptr))
+
+    def __getitem__(self, key: str) -> Any:
+        stored = self._stored
+        found: set[str] = set()
+        ids = self._by_key.get(key)
+        if ids:
+            wanted = np.zeros(len(stored.pool), dtype=bool)
+            wanted[ids] = True
+            found = {stored.paths[at] for at in np.unique(self._spec_path[wanted[stored.specs]]).tolist()}
+        for path, keys in self._edited.items():
+            if key in keys:
+                found.add(path)
+            else:
+                found.discard(path)
+        if not found:
+            raise KeyError(key)
+        return next(iter(found)) if len(found) == 1 else frozenset(found)
+
+    def __iter__(self) -> Iterator[str]:
+        raise NotImplementedError("a mapped graph's importers are looked up by key, never listed")
+
+    def __len__(self) -> int:
+        return len(self._by_key)
 
 
 class DeltaReferencers(Mapping[str, Any]):
@@ -152,11 +265,11 @@ class DeltaReferencers(Mapping[str, Any]):
     def __len__(self) -> int:
         return len(self.base)
 
-    def rows(self, stored: StoredGraph) -> dict[str, list[int]]:
-        """Name -> the positions of the paths that use it, the edits folded in (for the next save)."""
+    def rows(self, stored: StoredGraph, paths: DeltaPaths) -> dict[str, list[int]]:
+        """Name -> the numbers of the paths that use it, the edits folded in (for the next save)."""
         keys, _, ptr, values = stored.indexes["refs"]
         edited = np.zeros(len(stored.paths), dtype=bool)
-        edited[[stored.path_id(path) for path in self.uses]] = True
+        edited[[at for at in map(paths.id, self.uses) if at < len(stored.paths)]] = True
         key_of = np.repeat(np.arange(len(keys)), np.diff(ptr))
         keep = ~edited[values]
         counts = np.bincount(key_of[keep], minlength=len(keys))
@@ -165,7 +278,7 @@ class DeltaReferencers(Mapping[str, Any]):
         rows = {name: kept[starts[at] : starts[at + 1]].tolist()
                 for at, name in enumerate(keys) if counts[at]}
         for path, names in self.uses.items():
-            at = stored.path_id(path)
+            at = paths.id(path)
             for name in names:
                 rows.setdefault(name, []).append(at)
         return rows
@@ -214,6 +327,16 @@ class DeltaAdjacency(MappedAdjacency):
             node = self._added_nodes[at - self._size]
             return node if self.added.get(node) == at else None
         return self._stored.names([at])[0]
+
+    @property
+    def added_nodes(self) -> list[str]:
+        """The node at each position edits gave out, in order (one removed since, too)."""
+        return self._added_nodes
+
+    @property
+    def added_paths(self) -> list[str]:
+        """The path of each position edits gave out, in order (a created file's node among them)."""
+        return self._added_paths
 
     @property
     def changes_nodes(self) -> bool:
@@ -370,21 +493,25 @@ def _spliced(ptr: np.ndarray, columns: Sequence[np.ndarray], rows: Mapping[int, 
     return starts, [np.concatenate(piece) for piece in pieces]
 
 
-def compacted(stored: StoredGraph, adjacency: DeltaAdjacency, evidence: DeltaEvidence,
-              files: Mapping[str, tuple[Mapping[str, Any], tuple[str, ...], frozenset[str]]],
+def compacted(stored: StoredGraph, adjacency: DeltaAdjacency, evidence: DeltaEvidence, paths: DeltaPaths,
+              files: Mapping[str, tuple[Mapping[str, Any], tuple[str, ...], frozenset[str]] | None],
               symbols: Mapping[str, Any], homes: Mapping[str, Any], referencers: DeltaReferencers,
               indexes: Mapping[str, OverlaidIndex], unpack: Any) -> dict[str, np.ndarray]:
     """The stored arrays with the overlay folded in (what `CodeGraph.stored_arrays` writes at the next save).
 
-    `files`: edited path -> (its nodes -> symbols in order, its import specifiers, its imported paths);
+    `files`: edited path -> (its nodes -> symbols in order, its import specifiers, its imported paths), or None
+    for a deleted file (its path stays, as no file's: a build numbers the paths afresh); a created one's path is
+    appended to the stored paths (`paths`);
     `indexes`: the overlaid name indexes by their stored names; `unpack` turns a packed contribution into
     (kind, count, span). The arrays are first made over the stored nodes and those edits added (numbered as
     the overlay numbers them), then the nodes edits removed are left out and the rest numbered again in
     order (`_renumbered`). The ranking stays the stored one: an added node has no place in it.
     """
-    arrays = dict(stored.arrays) | row_arrays("refs", referencers.rows(stored))
+    arrays = dict(stored.arrays) | row_arrays("refs", referencers.rows(stored, paths))
     size, extra = len(stored.nodes), adjacency.added_count
     owned = adjacency.owned
+    if paths.added:
+        arrays |= _with_paths(stored, list(paths.added), arrays)
 
     def grown(ptr: np.ndarray) -> np.ndarray:  # a node-indexed CSR pointer with the added nodes' rows, empty
         return np.concatenate([ptr, np.full(extra, ptr[-1], dtype=ptr.dtype)])
@@ -432,12 +559,16 @@ def compacted(stored: StoredGraph, adjacency: DeltaAdjacency, evidence: DeltaEvi
     symbol_rows = np.concatenate([arrays["symbols"], np.full((extra, 6), -1, dtype=arrays["symbols"].dtype)])
     span_rows = np.concatenate([arrays["spans"], np.zeros((extra, 4), dtype=arrays["spans"].dtype)])
     flags = np.concatenate([arrays["flags"], np.zeros(extra, dtype=arrays["flags"].dtype)])
-    node_path = np.concatenate([arrays["node_path"], np.full(extra, -1, dtype=arrays["node_path"].dtype)])
+    node_path = np.concatenate([arrays["node_path"], np.array([paths.id(path) for path in adjacency.added_paths],
+                                                              dtype=arrays["node_path"].dtype)])
     file_rows: dict[int, list[list[int]]] = {}
     spec_rows: dict[int, list[list[int]]] = {}
     import_rows: dict[int, list[list[int]]] = {}
-    for path, (nodes, specs, imported) in files.items():
-        at = stored.path_id(path)
+    path_file = arrays["path_file"].copy()
+    for path, row in files.items():
+        at = paths.id(path)
+        path_file[at] = row is not None
+        nodes, specs, imported = row if row is not None else ({}, (), frozenset())
         for node in nodes:
             where, symbol, home = adjacency.node_id(node), symbols[node], homes[node]
             symbol_rows[where] = (pooled(symbol.name), pooled(symbol.kind), pooled(symbol.qualified),
@@ -448,11 +579,12 @@ def compacted(stored: StoredGraph, adjacency: DeltaAdjacency, evidence: DeltaEvi
             node_path[where] = at
         file_rows[at] = [adjacency.ids_of(list(nodes))]
         spec_rows[at] = [[pooled(spec) for spec in specs]]
-        import_rows[at] = [sorted(stored.path_id(other) for other in imported)]
+        import_rows[at] = [sorted(paths.id(other) for other in imported)]
     for prefix, rows_of in (("file", file_rows), ("spec", spec_rows), ("import", import_rows)):
         ptr, (values,) = _spliced(arrays[f"{prefix}_ptr"], [arrays[f"{prefix}_values"]], rows_of)
         arrays |= {f"{prefix}_ptr": ptr, f"{prefix}_values": values}
-    arrays |= {"symbols": symbol_rows, "spans": span_rows, "flags": flags, "node_path": node_path}
+    arrays |= {"symbols": symbol_rows, "spans": span_rows, "flags": flags, "node_path": node_path,
+               "path_file": path_file}
     if pool.items:  # appended to the stored pool's newline-joined text, its starts continued
         text, starts = _strings(pool.items)
         joint = np.frombuffer(b"\n", dtype=np.uint8) if base else np.zeros(0, dtype=np.uint8)
@@ -461,6 +593,17 @@ def compacted(stored: StoredGraph, adjacency: DeltaAdjacency, evidence: DeltaEvi
     if adjacency.changes_nodes:
         arrays = _renumbered(stored, adjacency, indexes, arrays)
     return arrays
+
+
+def _with_paths(stored: StoredGraph, added: list[str], arrays: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The path arrays with the paths edits created appended (no file's yet: each has an empty row, which the
+    created files' rows then replace)."""
+    grown = {prefix: np.concatenate([arrays[f"{prefix}_ptr"], np.full(len(added), arrays[f"{prefix}_ptr"][-1])])
+             for prefix in ("file", "spec", "import")}
+    no_file = np.zeros(len(added), dtype=arrays["path_file"].dtype)
+    return (string_arrays("path", [*stored.paths, *added], lookup=True)
+            | {f"{prefix}_ptr": ptr for prefix, ptr in grown.items()}
+            | {"path_file": np.concatenate([arrays["path_file"], no_file])})
 
 
 def _renumbered(stored: StoredGraph, adjacency: DeltaAdjacency, indexes: Mapping[str, OverlaidIndex],
@@ -492,20 +635,28 @@ def _renumbered(stored: StoredGraph, adjacency: DeltaAdjacency, indexes: Mapping
     arrays["file_values"] = renumbered(arrays["file_values"])
     for column in ("symbols", "spans", "flags", "node_path"):
         arrays[column] = arrays[column][keep]
-    arrays["rank_position"] = np.concatenate([stored.rank_position, np.full(extra, -1, dtype=np.int32)])[keep]
+    # an added node has no place in the stored ranking, unless it was removed and added again (a file deleted and
+    # created again): then it keeps its place, as the ranking it is read with knows it by its name
+    again = [int(stored.rank_position[at]) if (at := stored.node(node)) >= 0 else -1 for node in adjacency.added_nodes]
+    arrays["rank_position"] = np.concatenate([stored.rank_position, np.array(again, dtype=np.int32)])[keep]
     names = [*(node for at, node in enumerate(stored.nodes) if keep[at]),
              *(node for node, at in sorted(adjacency.added.items(), key=lambda item: item[1]))]
     arrays |= string_arrays("node", names, lookup=True)
     for name, index in indexes.items():
-        keys, _, ptr, values = stored.indexes[name]
+        keys, lookup, ptr, values = stored.indexes[name]
         mapped = new_of[values]
         rows: dict[str, list[int]] = {}
         for at, key in enumerate(keys):
-            if key not in index.changes:
+            if not index.changed(key):
                 rows[key] = mapped[int(ptr[at]) : int(ptr[at + 1])].tolist()
-        for key, found in index.changes.items():
-            if found:
-                rows[key] = [int(new_of[at]) for at in adjacency.ids_of(sorted(found))]
+        for key in index.added.keys() | index.removed.keys():
+            at = lookup.find(key)
+            gone = {stored.node(node) for node in index.removed.get(key, ())}
+            kept = [] if at < 0 else [where for where in values[int(ptr[at]) : int(ptr[at + 1])].tolist()
+                                      if where not in gone]
+            row = [int(new_of[where]) for where in [*kept, *adjacency.ids_of(sorted(index.added.get(key, ())))]]
+            if row:
+                rows[key] = row
         if any(at < 0 for row in rows.values() for at in row):
             raise AssertionError(f"index {name} names a node the graph no longer has")
         arrays |= row_arrays(name, rows)

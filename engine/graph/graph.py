@@ -37,7 +37,16 @@ from ..model.profiles import IMPACT_DEPTH, OVERLAY_MAX_RERESOLVED
 from ..model.records import Hit, ParsedFile, Reference, Span, Symbol
 from .adjacency import Adjacency, edge_key
 from .centrality import Rank, StoredRank
-from .delta import DeltaAdjacency, DeltaEvidence, DeltaReferencers, Overlaid, OverlaidIndex, compacted
+from .delta import (
+    DeltaAdjacency,
+    DeltaEvidence,
+    DeltaImporters,
+    DeltaPaths,
+    DeltaReferencers,
+    Overlaid,
+    OverlaidIndex,
+    compacted,
+)
 from .imports import FileSet, path_keys, resolve_import, spec_keys
 from .stored import (
     EVIDENCE_COLUMNS,
@@ -286,8 +295,10 @@ class CodeGraph:
         self._stale_files: set[str] = set()
         self._stale_names: set[tuple[str, str]] = set()
         self._stale_headers: set[str] = set()
-        # Files whose edits a mapped graph holds as an overlay (`_edit_in_place`)
+        # Files whose edits a mapped graph holds as an overlay (`_edit_in_place`, `_file_in_place`: created and
+        # deleted ones too), and its path numbers with the created files' (`_stored_candidates` compares them)
         self._delta_files: set[str] = set()
+        self._paths: DeltaPaths | None = None
         # During a whole build only: (last name, dotted name or "" for every definition of it, "\0" for the top
         # level ones) -> that name's candidates grouped by file and folder (`_grouped_candidates`)
         self._grouped: dict[tuple[str, str], _NameCandidates] | None = None
@@ -320,8 +331,8 @@ class CodeGraph:
                **options: Any) -> CodeGraph:
         """The graph of `files`, answering centrality from `rank` and every query from `stored` (both stored
         from the same files), read in place; an edit that keeps its file's definitions is held as an overlay
-        over `stored` (delta.py), so is one that adds or removes definitions, and one that adds or removes a
-        file builds the graph in memory from `files`.
+        over `stored` (delta.py), so is one that adds or removes definitions, or a file; past what an overlay
+        re-resolves (`OVERLAY_MAX_RERESOLVED`), the graph is built in memory from `files` as edited.
 
         Building Django's graph costs some 7 CPU-seconds and ~0.5 GiB of memory kept while serving (1.6 GiB
         at 4x Django); a restart or a CLI process answering from the stored edges pays neither.
@@ -332,9 +343,8 @@ class CodeGraph:
         assert graph._rank is not None
         if stored.ranks(graph._rank.scores):
             graph._rank.index = stored.rank_positions()  # the graph's hash table, not a bisect of the ranking's ids
-        # Read-only views standing in for the dicts the queries read; nothing writes to them: an edit of a file
-        # the graph has overlays them first (`_edit_in_place`), a new or removed file builds the graph in
-        # memory (`_materialize`), which puts real dicts back.
+        # Read-only views standing in for the dicts the queries read; nothing writes to them: an edit overlays
+        # them first (`_delta_views`), or builds the graph in memory (`_materialize`), which puts real dicts back.
         graph._graph = cast(Adjacency, MappedAdjacency(stored))
         graph._evidence = cast(dict, MappedEvidence(stored, _contribution))
         graph._symbols = cast(dict, MappedSymbols(stored))
@@ -378,10 +388,11 @@ class CodeGraph:
 
     def _compacted(self) -> dict[str, np.ndarray]:
         """The stored arrays with the overlay's edits folded in (the ranking stays the stored one)."""
-        assert self._mapped is not None
-        files = {path: (self._nodes[path], self._specs[path], self._imports[path]) for path in self._delta_files}
-        return compacted(self._mapped, cast(DeltaAdjacency, self._graph), cast(DeltaEvidence, self._evidence), files,
-                         self._symbols, self._homes, cast(DeltaReferencers, self._referencers),
+        assert self._mapped is not None and self._paths is not None
+        files = {path: (self._nodes[path], self._specs[path], self._imports[path]) if path in self._specs else None
+                 for path in self._delta_files}
+        return compacted(self._mapped, cast(DeltaAdjacency, self._graph), cast(DeltaEvidence, self._evidence),
+                         self._paths, files, self._symbols, self._homes, cast(DeltaReferencers, self._referencers),
                          {"defs": cast(OverlaidIndex, self._defs), "qualified": cast(OverlaidIndex, self._qualified),
                           "words": cast(OverlaidIndex, self._words)}, _unpacked)
 
@@ -408,11 +419,13 @@ class CodeGraph:
 
     def prepare_edits(self) -> None:
         """Make now what the first edit of a mapped graph would (`_delta_views`: the writable views and the
-        file set import resolution reads, one entry per file: tens of ms at 4x Django), so a server that calls
-        this after opening does not pay it on the user's first keystroke. Nothing for any other graph."""
+        file set import resolution reads, one entry per file: tens of ms at 4x Django), and the first created or
+        deleted file (the stored specifiers' keys, `DeltaImporters`: ~40 ms at Django's size), so a server that
+        calls this after opening does not pay them on the user's first keystroke. Nothing for any other graph."""
         with self._lock:
             if self._mapped is not None and self._unbuilt is not None:
                 self._delta_views()
+                cast(DeltaImporters, self._importers).prepare()
 
     def _materialize(self) -> None:
         files = self._unbuilt
@@ -448,9 +461,12 @@ class CodeGraph:
             return self
 
     def without_file(self, path: str) -> CodeGraph:
-        """Remove one file and everything it defines (in place; returns self). A deferred graph is built
-        first, as for an edit: its edges are still those of the stored files, the removed one among them."""
+        """Remove one file and everything it defines (in place; returns self). A mapped graph holds it as an
+        overlay (`_file_in_place`); a deferred one is built first, as for an edit: its edges are still those of
+        the stored files, the removed one among them."""
         with self._lock:
+            if self._mapped is not None and path in self._specs and self._file_in_place(path, None):
+                return self
             self.ensure_built()
             if path in self._specs:
                 self._replace(path, None)
@@ -497,11 +513,11 @@ class CodeGraph:
         each definition it does not add or remove as it was (its name, home and whether it is top level).
         One that keeps every definition changes only edges starting in this file; one that adds or removes
         definitions also re-resolves the other files whose uses of those names may now resolve differently
-        (`_define_in_place`). False (build the graph in memory) for any other edit: a new file, one whose kept
-        definitions moved, or a C-family source file that adds or removes definitions (the headers it
-        implements are linked again in memory). The centrality stays the stored one (delta.py says why)."""
+        (`_define_in_place`); a new file is `_file_in_place`'s. False (build the graph in memory) for any other
+        edit: one whose kept definitions moved, or a C-family source file that adds or removes definitions (the
+        headers it implements are linked again in memory). The centrality stays the stored one (delta.py)."""
         if path not in self._specs:
-            return False  # a new file: imports and names elsewhere may resolve to it
+            return self._file_in_place(path, parsed)
         nodes, homes = self._file_nodes(path, parsed)
         old = list(self._nodes[path])
         kept = set(old) & set(nodes)
@@ -561,6 +577,7 @@ class CodeGraph:
         if edited:
             cast(Overlaid, self._unbuilt)[path] = parsed
             cast(DeltaReferencers, self._referencers).uses[path] = frozenset(refs)
+            cast(DeltaImporters, self._importers).set(path, parsed.imports)
         self._resolve_file(path)
 
     def _stale_after(self, path: str, nodes: dict[str, Symbol], added: list[str], removed: list[str]) -> list[str]:
@@ -593,8 +610,78 @@ class CodeGraph:
         as `_replace` changes them in memory (an added node goes last), then the `stale` files
         (`_stale_after`) are each resolved again whole, in path order, as `_settle` would."""
         adjacency = cast(DeltaAdjacency, self._graph)
-        defs, qualified, words = (cast(OverlaidIndex, index) for index in (self._defs, self._qualified, self._words))
         self._own_edges(path)
+        self._unindexed(removed)
+        self._indexed(path, nodes, added)
+        self._overlay_file(path, parsed, nodes, homes, edited=True)
+        self._flush()
+        for node in removed:
+            adjacency.remove_node(node)
+        self._resolved_again(stale)
+
+    def _file_in_place(self, path: str, parsed: ParsedFile | None) -> bool:
+        """A file created (`parsed`) or deleted (None) in a mapped graph, held as an overlay as `_replace` does it
+        in memory: a created file's node and definitions are added last, a deleted one's removed, the path joins
+        or leaves the file set and the path numbers, and the other files are resolved again whole, in path
+        order, that may now resolve differently: those whose imports it changes (`_importers_changed`), those
+        whose uses of its names may (`_stale_after`), and a deleted file's importers. False (build the graph in
+        memory, as before) past `OVERLAY_MAX_RERESOLVED` of them, or for a C-family source file with definitions
+        (the headers it implements are linked again in memory), before anything changes."""
+        adjacency = self._delta_views()
+        nodes: dict[str, Symbol] = {}
+        homes: dict[str, _Home] = {}
+        if parsed is None:
+            old = list(self._nodes[path])
+        else:
+            (nodes, homes), old = self._file_nodes(path, parsed), []
+        if (nodes or old) and path.lower().endswith(SOURCE_SUFFIXES):
+            return False
+        stale = set(self._stale_after(path, nodes, list(nodes), old))
+        if parsed is None:
+            stale |= {str(adjacency.path(source)) for source, _ in adjacency.predecessors(file_node(path))}
+        stale |= self._importers_changed(path, created=parsed is not None)
+        stale.discard(path)
+        if len(stale) > OVERLAY_MAX_RERESOLVED:
+            (self._files.remove if parsed is not None else self._files.add)(path)  # as it was, for the build
+            return False
+        assert self._paths is not None
+        if parsed is None:
+            self._own_edges(path)  # its stored edges held, and dropped by the flush: nothing adds them again
+            self._unindexed(old)
+            for view in (self._nodes, self._specs, self._refs, self._imports, self._unbuilt):
+                del cast(Overlaid, view)[path]
+            self._tiers.pop(path, None)
+            cast(DeltaReferencers, self._referencers).uses[path] = frozenset()
+            cast(DeltaImporters, self._importers).set(path, ())
+            self._flush()
+            for node in [file_node(path), *old]:
+                adjacency.remove_node(node)
+        else:
+            self._delta_files.add(path)
+            self._paths.add(path)
+            adjacency.add_node(file_node(path), path)  # first, as `_add_nodes` adds it
+            self._indexed(path, nodes, list(nodes))
+            self._overlay_file(path, parsed, nodes, homes, edited=True)
+            self._flush()
+        self._resolved_again(sorted(stale))
+        return True
+
+    def _importers_changed(self, path: str, *, created: bool) -> set[str]:
+        """The other files whose imports resolve otherwise once `path` is created (or deleted), which joins (or
+        leaves) the file set here: of `_mark_importers`' files, those with a specifier that could name it and
+        resolves otherwise, as in memory `_settle` re-resolves a stale file's uses only when its imports
+        changed (a created `models.py` has Django's 900 importers of some `models` by key, and changes none)."""
+        keys = path_keys(path)
+        uses = [(importer, spec, detect_language(importer) or "") for importer in sorted(self._importers_of(path))
+                for spec in self._specs[importer] if keys & spec_keys(spec)]
+        before = [resolve_import(spec, importer, language, self._files) for importer, spec, language in uses]
+        (self._files.add if created else self._files.remove)(path)
+        return {importer for (importer, spec, language), found in zip(uses, before, strict=True)
+                if resolve_import(spec, importer, language, self._files) != found}
+
+    def _unindexed(self, removed: list[str]) -> None:
+        """Definitions an overlaid edit removed, out of the symbols, homes and name indexes."""
+        defs, qualified, words = (cast(OverlaidIndex, index) for index in (self._defs, self._qualified, self._words))
         for node in removed:
             symbol = self._symbols[node]
             del self._symbols[node]
@@ -603,6 +690,11 @@ class CodeGraph:
             qualified.discard(_dotted(symbol.qualified or symbol.name), node)
             for word in _word_set(symbol.name):
                 words.discard(word, node)
+
+    def _indexed(self, path: str, nodes: dict[str, Symbol], added: list[str]) -> None:
+        """Definitions an overlaid edit added, as nodes (last) and in the name indexes."""
+        adjacency = cast(DeltaAdjacency, self._graph)
+        defs, qualified, words = (cast(OverlaidIndex, index) for index in (self._defs, self._qualified, self._words))
         for node in added:
             symbol = nodes[node]
             adjacency.add_node(node, path)
@@ -610,10 +702,9 @@ class CodeGraph:
             qualified.add(_dotted(symbol.qualified or symbol.name), node)
             for word in _word_set(symbol.name):
                 words.add(word, node)
-        self._overlay_file(path, parsed, nodes, homes, edited=True)
-        self._flush()
-        for node in removed:
-            adjacency.remove_node(node)
+
+    def _resolved_again(self, stale: list[str]) -> None:
+        """The `stale` files of an overlaid edit, each resolved again whole over the overlay, in path order."""
         unbuilt = cast(Overlaid, self._unbuilt)
         for referencer in stale:
             again = unbuilt[referencer]
@@ -634,6 +725,8 @@ class CodeGraph:
         for name in ("_defs", "_qualified", "_words"):
             setattr(self, name, OverlaidIndex(getattr(self, name)))
         self._referencers = cast(dict, DeltaReferencers(self._referencers))
+        self._importers = cast(dict, DeltaImporters(self._mapped, spec_keys))
+        self._paths = DeltaPaths(self._mapped)
         for path in self._unbuilt:  # what import resolution looks paths up in
             self._files.add(path)
         _ = self._mapped.path_folders  # made now, not on the first edit's resolution (`_stored_candidates`)
@@ -694,8 +787,12 @@ class CodeGraph:
 
     def _mark_importers(self, path: str) -> None:
         """A file appeared or vanished: imports that could name it must be resolved again."""
-        for key in path_keys(path):
-            self._stale_files.update(importer for importer in _looked_up(self._importers, key) if importer != path)
+        self._stale_files |= self._importers_of(path)
+
+    def _importers_of(self, path: str) -> set[str]:
+        """The other files whose import specifiers could name `path` (by its stem or its folder's name)."""
+        return {importer for key in path_keys(path) for importer in _looked_up(self._importers, key)
+                if importer != path}
 
     def _mark_name(self, path: str, name: str, global_count: int) -> None:
         """Queue the uses of `name` whose resolution a change of its definitions in `path` can alter.
@@ -853,7 +950,7 @@ class CodeGraph:
         when there are few of them.
         """
         if self._mapped is not None and not (isinstance(self._defs, OverlaidIndex)
-                                             and _last_name(name) in self._defs.changes):
+                                             and self._defs.changed(_last_name(name))):
             return self._stored_candidates(self._mapped, path, name)
         # A whole build groups each name's candidates once for all its uses; a one-file update, during which
         # definitions come and go, groups them for this use alone.
@@ -927,14 +1024,16 @@ class CodeGraph:
             exact = bool(matches.any())
             found = found[matches] if exact else found[top]
             top = stored.top_level(found)
+        paths = self._paths  # numbers a created file's path too (a stored candidate is in none)
+        assert paths is not None
         homes = stored.node_path[found]
-        here = stored.path_id(path)
+        here = paths.id(path)
         in_file = homes == here
         in_imported = np.zeros(homes.size, dtype=bool)
         for other in self._imports.get(path, frozenset()):  # a few files (not np.isin: it imports numpy.ma)
-            in_imported |= homes == stored.path_id(other)
+            in_imported |= homes == paths.id(other)
         in_imported &= ~in_file
-        in_folder = (stored.path_folders[homes] == stored.path_folders[here]) & ~in_file & ~in_imported
+        in_folder = (stored.path_folders[homes] == paths.folder(here)) & ~in_file & ~in_imported
         for tier, chosen in ((FILE_TIER, in_file), (IMPORTED_TIER, in_imported), (FOLDER_TIER, in_folder)):
             if chosen.any():
                 return tier, sorted(stored.names(found[chosen].tolist()))

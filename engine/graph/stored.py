@@ -23,9 +23,9 @@ What it holds (every array read with `np.frombuffer` from the mapping, `mapped.w
 
 The uses in a file (`Reference`s) are not stored: the one query that reads them (whether a call
 resolves to its target, for the call sites of one name) decodes those files' rows, which the graph
-still holds. An edit of a file the graph has is held as an overlay over these arrays (delta.py); one that
-adds or removes a file builds the graph in memory from the rows first, as a deferred graph did
-(`CodeGraph._materialize`), then updates it as a cold one.
+still holds. An edit is held as an overlay over these arrays (delta.py), a created or deleted file's too; one
+that would re-resolve too many other files builds the graph in memory from the rows first, as a deferred graph
+did (`CodeGraph._materialize`), then updates it as a cold one.
 """
 
 from __future__ import annotations

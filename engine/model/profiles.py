@@ -317,8 +317,8 @@ RETRIEVER_DEPTH: Final = 100
 # Hops an impact question follows through dependents (`what breaks if I change X`): three reaches
 # the callers of callers of callers; further, nearly everything in a connected repository depends on X.
 IMPACT_DEPTH: Final = 3
-# Other files an overlaid edit of a mapped graph may resolve again when it adds or removes definitions (issue
-# 17; engine/graph/delta.py): each costs ~10 CPU-ms at Django's size (its row decoded, all its uses resolved
+# Other files an overlaid edit of a mapped graph may resolve again when it adds or removes definitions, or a
+# file (issue 17; engine/graph/delta.py): each costs ~10 CPU-ms at Django's size (its row decoded, all its uses resolved
 # over the stored arrays), so 64 is ~0.6 s, against ~5 CPU-s to build the graph in memory, which then settles
 # only the stale names. A common name (a method `save` in a class of django/contrib/auth/models.py: 177
 # files; a top-level `get`: 372) goes past it and builds, as every such edit did before.

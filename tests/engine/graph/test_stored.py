@@ -123,20 +123,28 @@ def test_a_graph_stored_after_edits_answers_as_the_edited_graph(tree: Path, tmp_
     same_answers(graph, stored_and_opened(graph, files, tmp_path))
 
 
-def test_a_new_file_in_an_opened_graph_builds_it_in_memory_as_a_cold_graph_edited_so(tree: Path, tmp_path: Path
-                                                                                     ) -> None:
+def test_a_new_file_in_an_opened_graph_with_definitions_in_a_c_source_builds_it_in_memory(tree: Path,
+                                                                                         tmp_path: Path) -> None:
+    """A created C-family source file with definitions builds the graph in memory (the headers it implements are
+    linked again there), as a cold graph edited so; one without definitions is held as an overlay."""
     files = parsed_tree(tree)
     cold = CodeGraph.build(files)
     opened = stored_and_opened(cold, files, tmp_path)
+    cold.rank_on_query = False
     builds = CodeGraph.builds
-    audit = tree / "inventory" / "audit.py"
-    audit.write_text(AUDIT)
-    changed = parse_file("inventory/audit.py", audit.read_text(encoding="utf-8"), "python")
-    for graph in (cold, opened):
-        graph.with_file("inventory/audit.py", changed)
-        graph.refresh_centrality()
+    for path, text in (("native/empty.c", "/* nothing yet */\n"),
+                       ("native/extra.c", "int extra_sum(int a) { return a; }\n")):
+        (tree / path).write_text(text)
+        files[path] = parse_file(path, text, "c")
+        for graph in (cold, opened):
+            graph.with_file(path, files[path])
+        if path == "native/empty.c":
+            assert opened.mapped and opened.edited_in_place == [path] and CodeGraph.builds == builds
+            same_answers(cold, opened)
     assert CodeGraph.builds == builds + 1 and opened.built and not opened.mapped
-    assert opened.symbol_node("inventory/audit.py", "restocked")
+    assert opened.symbol_node("native/extra.c", "extra_sum")
+    for graph in (cold, opened):
+        graph.refresh_centrality()
     assert answers(opened) == answers(cold)
     assert opened.stored_arrays() is not None  # built in memory: it can be stored again
 
@@ -252,24 +260,136 @@ def test_every_file_edited_in_place_resolves_its_uses_as_a_graph_in_memory(tree:
     same_answers(cold, opened)
 
 
-def test_a_new_file_after_an_overlaid_edit_builds_the_graph_in_memory(tree: Path, tmp_path: Path) -> None:
-    """An overlay holds edits of the files the graph has: after one, a new file builds the graph from the files
-    as edited, as a cold graph edited so."""
+def test_a_new_file_after_an_overlaid_edit_is_held_over_it_too(tree: Path, tmp_path: Path) -> None:
+    """A file created after an overlaid edit, importing the edited one, which the edit made import it: the file
+    joins the same overlay and the edited one's import resolves to it (its specifiers as edited, not as stored),
+    with no build, answering as a cold graph edited so."""
     files = parsed_tree(tree)
     cold = CodeGraph.build(files)
     opened = stored_and_opened(cold, files, tmp_path)
-    path, changed = body_edited(tree)
+    cold.rank_on_query = False
+    builds = CodeGraph.builds
+    path, _ = body_edited(tree)
+    text = (tree / path).read_text(encoding="utf-8") + "\nimport inventory.audit\n"
+    (tree / path).write_text(text, encoding="utf-8")
+    changed = parse_file(path, text, "python")
     audit = tree / "inventory" / "audit.py"
-    audit.write_text(AUDIT)
+    audit.write_text("from inventory.report import low_stock\n\n\ndef audit(items):\n    return low_stock(items)\n")
     added = parse_file("inventory/audit.py", audit.read_text(encoding="utf-8"), "python")
     for graph in (cold, opened):
         graph.with_file(path, changed)
     assert opened.edited_in_place == [path] and not opened.built
     for graph in (cold, opened):
         graph.with_file("inventory/audit.py", added)
-        graph.refresh_centrality()
-    assert opened.built and not opened.mapped and not opened.edited_in_place
-    assert answers(opened) == answers(cold)
+    assert CodeGraph.builds == builds and opened.edited_in_place == ["inventory/audit.py", path]
+    assert [hit.path for hit in cold.callers("low_stock")] == ["inventory/audit.py"]
+    assert ("file:inventory/report.py", "file:inventory/audit.py") in cold.graph.edges
+    same_answers(cold, opened)
+
+
+# Files that wait for `inventory/audit.py`: one imports it and calls what it defines, one calls a top-level
+# name it defines from the same folder (no import), one in another folder only imports it (no use of its names).
+WAITING = {"inventory/checks.py": ("from inventory.audit import restocked\n\n\n"
+                                   "def check(item):\n    return restocked(item)\n"),
+           "inventory/tally.py": "def tally(items):\n    return audited_total(items)\n",
+           "tools/run_audit.py": "import inventory.audit\n\n\ndef run_audit():\n    return 0\n"}
+AUDITED = AUDIT + "\n\ndef audited_total(items):\n    return len(items)\n"
+
+
+def test_a_created_file_is_held_over_the_stored_arrays_and_what_waited_for_it_resolves_to_it(tree: Path,
+                                                                                            tmp_path: Path) -> None:
+    """A created file: its nodes come last, the file that imports it resolves its import and call to it, the one
+    beside it its call, and the opened graph answers every question as a cold graph edited so, without a build;
+    so does the graph stored next, and over that one (a restart) the file deleted again, stored again, and
+    created once more over that."""
+    for path, text in WAITING.items():
+        (tree / path).parent.mkdir(exist_ok=True)
+        (tree / path).write_text(text)
+    files = parsed_tree(tree)
+    cold = CodeGraph.build(files)
+    opened = stored_and_opened(cold, files, tmp_path)
+    cold.rank_on_query = False
+    builds = CodeGraph.builds
+    assert not cold.callers("restocked") and not cold.callers("audited_total")
+    path = "inventory/audit.py"
+    (tree / path).write_text(AUDITED)
+    files[path] = parse_file(path, AUDITED, "python")
+    for graph in (cold, opened):
+        graph.with_file(path, files[path])
+    assert CodeGraph.builds == builds and opened.mapped and path in opened.edited_in_place
+    assert [hit.path for hit in cold.callers("restocked")] == ["inventory/checks.py"]
+    assert [hit.path for hit in cold.callers("audited_total")] == ["inventory/tally.py"]
+    assert {("file:inventory/checks.py", "file:inventory/audit.py"),
+            ("file:tools/run_audit.py", "file:inventory/audit.py")} <= set(cold.graph.edges)
+    same_answers(cold, opened)
+    (tmp_path / "saved").mkdir()
+    reopened = folded_and_reopened(opened, files, tmp_path / "saved")
+    same_answers(cold, reopened)
+    del files[path]
+    for graph in (cold, reopened):
+        graph.without_file(path)
+    assert CodeGraph.builds == builds and path in reopened.edited_in_place
+    assert not cold.callers("restocked") and not reopened.resolve("restocked")
+    same_answers(cold, reopened)
+    (tmp_path / "saved again").mkdir()
+    third = folded_and_reopened(reopened, files, tmp_path / "saved again")
+    same_answers(cold, third)
+    files[path] = parse_file(path, AUDITED, "python")  # created again where the stored graph keeps its path
+    for graph in (cold, third):
+        graph.with_file(path, files[path])
+    assert [hit.path for hit in third.callers("restocked")] == ["inventory/checks.py"]
+    same_answers(cold, third)
+    assert CodeGraph.builds == builds
+
+
+def test_a_created_file_that_only_shares_a_name_with_what_files_import_resolves_none_of_them_again(
+        tree: Path, tmp_path: Path) -> None:
+    """tools/models.py has the name `from inventory.models import Item` could mean, but that import still means
+    inventory/models.py: its importers are not resolved again (their imports are what they were), and the graph
+    answers as a cold graph edited so."""
+    files = parsed_tree(tree)
+    cold = CodeGraph.build(files)
+    opened = stored_and_opened(cold, files, tmp_path)
+    cold.rank_on_query = False
+    path, text = "tools/models.py", "def tool_model():\n    return 0\n"
+    (tree / "tools").mkdir()
+    (tree / path).write_text(text)
+    files[path] = parse_file(path, text, "python")
+    for graph in (cold, opened):
+        graph.with_file(path, files[path])
+    assert "file:inventory/service.py" in {source for source, _ in cold.graph.in_edges("file:inventory/models.py")}
+    assert opened.mapped and opened.edited_in_place == [path]
+    same_answers(cold, opened)
+
+
+def test_a_deleted_file_others_import_is_held_over_the_stored_arrays_and_may_come_back(tree: Path,
+                                                                                      tmp_path: Path) -> None:
+    """inventory/models.py deleted: its nodes and every edge to them go, its importers resolve their imports and
+    uses to what is left, as in a cold graph edited so, without a build; created again, it is linked as before
+    (its nodes last), and the graph stored next answers so too."""
+    files = parsed_tree(tree)
+    cold = CodeGraph.build(files)
+    opened = stored_and_opened(cold, files, tmp_path)
+    cold.rank_on_query = False
+    builds = CodeGraph.builds
+    path = "inventory/models.py"
+    kept = files.pop(path)
+    importers = {source for source, _ in cold.graph.in_edges(f"file:{path}")}
+    assert "file:inventory/service.py" in importers and cold.callers("Item.is_available")
+    for graph in (cold, opened):
+        graph.without_file(path)
+    assert CodeGraph.builds == builds and opened.mapped and path in opened.edited_in_place
+    assert f"file:{path}" not in cold.graph and opened.resolve("Item") == ["sym:web/src/types.ts#Item"]
+    assert not cold.callers("Item.is_available")
+    same_answers(cold, opened)
+    files[path] = kept
+    for graph in (cold, opened):
+        graph.with_file(path, kept)
+    assert {source for source, _ in cold.graph.in_edges(f"file:{path}")} == importers
+    assert CodeGraph.builds == builds and f"sym:{path}#Item" in opened.resolve("Item")
+    same_answers(cold, opened)
+    same_answers(cold, folded_and_reopened(opened, files, tmp_path))
+    assert CodeGraph.builds == builds
 
 
 def renamed(tree: Path, files: dict[str, ParsedFile], path: str) -> ParsedFile | None:
@@ -357,6 +477,37 @@ def test_a_removed_definition_leaves_no_edge_to_it_and_an_added_one_is_used(tree
     assert opened.resolve("Item.in_stock") == cold.resolve("Item.in_stock") == ["sym:inventory/models.py#Item.in_stock"]
     assert [hit.path for hit in cold.callers("create_connection")] == ["inventory/service.py"]
     same_answers(cold, opened)
+
+
+@pytest.mark.parametrize("users", [3, OVERLAY_MAX_RERESOLVED + 1])
+@pytest.mark.parametrize("change", ["created", "deleted"])
+def test_a_file_defining_a_name_that_many_files_may_use_builds_the_graph_in_memory(tmp_path: Path, users: int,
+                                                                                 change: str) -> None:
+    """A file defining `helper` created beside more files that call it than an overlay re-resolves, or deleted
+    from there: the graph is built in memory; below it, an overlay. Either way every caller links to it, or to
+    nothing, as in a cold graph edited so."""
+    root = tmp_path / "repo"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "helpers.py").write_text("def other():\n    return 0\n")
+    for at in range(users):
+        (root / "pkg" / f"user_{at}.py").write_text(f"def use_{at}():\n    return helper()\n")
+    path, text = "pkg/extra.py", "def helper():\n    return 1\n"
+    if change == "deleted":
+        (root / path).write_text(text)
+    files = parsed_tree(root)
+    cold = CodeGraph.build(files)
+    opened = stored_and_opened(cold, files, tmp_path)
+    cold.rank_on_query = False
+    for graph in (cold, opened):
+        if change == "created":
+            graph.with_file(path, parse_file(path, text, "python"))
+        else:
+            graph.without_file(path)
+    assert opened.built == (users > OVERLAY_MAX_RERESOLVED)
+    callers = cold.callers("helper", limit=1000)
+    assert opened.callers("helper", limit=1000) == callers and len(callers) == (users if change == "created" else 0)
+    if not opened.built:
+        assert len(opened.edited_in_place) == users + 1
 
 
 @pytest.mark.parametrize("users", [3, OVERLAY_MAX_RERESOLVED + 1])

@@ -183,22 +183,46 @@ def test_a_definition_added_after_a_restart_is_held_over_the_stored_graph_as_a_c
     assert again.snapshot().graph.symbol_node("inventory/models.py", "restocked") and CodeGraph.builds == builds
 
 
-def test_a_new_file_after_a_restart_builds_the_graph_and_stores_the_new_centrality(tree: Path, tmp_path: Path
-                                                                                  ) -> None:
+def created_answers(workspace: Workspace) -> list[object]:
+    """Questions about a created inventory/audit.py (its import, its calls, its definition) and about others."""
+    graph = workspace.snapshot().graph
+    return [graph.callers("Item.is_available"), graph.callees("restocked"), graph.impact("Item"),
+            graph.impact("inventory/models.py"), graph.resolve("restocked"), graph.callers("BaseJob.with_retry"),
+            graph.siblings("inventory/audit.py", "restocked")]
+
+
+def test_a_file_created_after_a_restart_and_deleted_after_the_next_is_held_over_the_stored_graph(
+        tree: Path, tmp_path: Path) -> None:
+    """A created file builds no graph: the mapped graph holds it as an overlay and answers as a cold index of
+    the tree (scores aside); the close stores the graph with it folded in, the next restart maps that one, and
+    deleting the file there is held as an overlay too, answering as a cold index of the tree without it."""
     indexed(tree, tmp_path / "index")
     workspace = opened(tree, tmp_path / "index")
     workspace.refresh()
+    builds = CodeGraph.builds
     target = tree / "inventory" / "audit.py"
-    target.write_text("from inventory.models import Item\n\n\ndef restocked(item: Item):\n    return item\n")
+    target.write_text("from inventory.models import Item\n\n\ndef restocked(item: Item):\n"
+                      "    return item.is_available()\n")
     workspace.update_file(target)
-    snapshot = workspace.snapshot()
-    assert snapshot.graph.built and snapshot.graph.symbol_node("inventory/audit.py", "restocked")
-    snapshot.graph.refresh_centrality()
-    after = centralities(workspace)
+    graph = workspace.snapshot().graph
+    created = created_answers(workspace)
+    assert CodeGraph.builds == builds and graph.mapped and "inventory/audit.py" in graph.edited_in_place
+    assert any(hit.path == "inventory/audit.py" for hit in created[0])  # type: ignore[attr-defined]
+    assert unscored(cold_answers(tree, tmp_path / "cold", created_answers)) == unscored(created)
     workspace.close()
     again = opened(tree, tmp_path / "index")
-    assert not again.snapshot().graph.built
-    assert centralities(again) == after
+    assert again.snapshot().graph.mapped and not again.snapshot().graph.edited_in_place
+    assert created_answers(again) == created
+    target.unlink()
+    assert again.refresh().removed == 1
+    graph = again.snapshot().graph
+    deleted = created_answers(again)
+    assert CodeGraph.builds == builds and graph.mapped and graph.edited_in_place[0] == "inventory/audit.py"
+    assert not deleted[4]
+    assert unscored(cold_answers(tree, tmp_path / "cold again", created_answers)) == unscored(deleted)
+    again.close()
+    last = opened(tree, tmp_path / "index")
+    assert last.snapshot().graph.mapped and created_answers(last) == deleted and CodeGraph.builds == builds
 
 
 @pytest.mark.parametrize("blob", [b"", b"PK\x03\x04 not a zip", b"\x00" * 100])
@@ -307,6 +331,7 @@ def test_edits_made_while_the_centrality_is_mapped_rank_as_a_cold_index_of_the_e
     (tree / "inventory" / "audit.py").write_text("from inventory.models import restocked\n\n\n"
                                                  "def audit(item):\n    return restocked(item)\n")
     assert workspace.refresh().indexed == 2
+    workspace.snapshot().graph.ensure_built()  # an overlay ranks as stored until a build
     workspace.snapshot().graph.refresh_centrality()
     after = centralities(workspace)
     assert after["inventory/audit.py#audit"] and workspace.snapshot().graph.callers("restocked")
@@ -345,14 +370,19 @@ def test_a_reader_keeps_the_ranking_it_mapped_while_another_workspace_stores_a_n
 
 def test_a_file_deleted_after_a_restart_leaves_the_graph_a_cold_index_of_the_tree_has(tree: Path,
                                                                                      tmp_path: Path) -> None:
-    """A deletion is the first change a restarted (deferred) graph sees: it used to be skipped, so the
-    built graph kept the deleted file's nodes and edges and the stored ranking stayed as before it."""
+    """A deletion is the first change a restarted (mapped) graph sees: it used to be skipped, so the
+    built graph kept the deleted file's nodes and edges and the stored ranking stayed as before it. It is held
+    as an overlay (no build) answering as a cold index does, and once built it ranks as one."""
     indexed(tree, tmp_path / "index")
     workspace = opened(tree, tmp_path / "index")
     assert not workspace.snapshot().graph.built
+    builds = CodeGraph.builds
     (tree / "inventory" / "report.py").unlink()
     assert workspace.refresh().removed == 1
     graph = workspace.snapshot().graph
+    assert CodeGraph.builds == builds and graph.mapped
+    assert unscored(graph_answers(workspace)) == unscored(cold_answers(tree, tmp_path / "cold answers", graph_answers))
+    graph.ensure_built()
     graph.refresh_centrality()
     cold = opened(tree, tmp_path / "cold")
     cold.refresh()
