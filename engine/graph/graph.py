@@ -245,6 +245,7 @@ class CodeGraph:
         self,
         files: Mapping[str, ParsedFile] | None = None,
         *,
+        uses: Mapping[str, ParsedFile] | None = None,
         tuning: GraphTuning = TUNING,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -263,7 +264,7 @@ class CodeGraph:
         # an edit builds the graph in memory from `_unbuilt`.
         self._mapped: StoredGraph | None = None
         if files:
-            self._build(files)
+            self._build(files, uses)
 
     def _clear(self) -> None:
         """An empty graph's state (a mapped graph's views are replaced by it when an edit builds it)."""
@@ -307,9 +308,18 @@ class CodeGraph:
     builds = 0
 
     @classmethod
-    def build(cls, files: Mapping[str, ParsedFile], **options: Any) -> CodeGraph:
-        """The graph of a whole workspace at once (faster than adding files one by one)."""
-        return cls(files, **options)
+    def build(cls, files: Mapping[str, ParsedFile], uses: Mapping[str, ParsedFile] | None = None,
+              **options: Any) -> CodeGraph:
+        """The graph of a whole workspace at once (faster than adding files one by one).
+
+        `uses`, when given, holds the same files as `files`, each decoded from its row when read and not
+        kept (`StoredParsed.unkept`): the graph then reads no reference of `files` (they may have none)
+        and keeps none, but reads a file's references from `uses` when it resolves the file, during the
+        build and after it (as a mapped graph does, `ParsedRefs`), so every file's references are never
+        alive at once. Kept, they were most of what a cold index held at its peak (issue 17). An edit's
+        file keeps its own references, as in any built graph.
+        """
+        return cls(files, uses=uses, **options)
 
     @classmethod
     def deferred(cls, files: Mapping[str, ParsedFile], rank: StoredRank, **options: Any) -> CodeGraph:
@@ -405,10 +415,12 @@ class CodeGraph:
 
     # --- building ---------------------------------------------------------------------------------
 
-    def _build(self, files: Mapping[str, ParsedFile]) -> None:
+    def _build(self, files: Mapping[str, ParsedFile], uses: Mapping[str, ParsedFile] | None = None) -> None:
         CodeGraph.builds += 1
+        if uses is not None:
+            self._refs = cast(dict, Overlaid(ParsedRefs(uses, _last_name)))
         with paused_gc():
-            self._build_all(files)
+            self._build_all(files, keep_uses=uses is None)
         _forget_names()
 
     def ensure_built(self) -> None:
@@ -439,16 +451,18 @@ class CodeGraph:
         self._rank, self._dirty = rank, False
         self._unbuilt = None
 
-    def _build_all(self, files: Mapping[str, ParsedFile]) -> None:
+    def _build_all(self, files: Mapping[str, ParsedFile], keep_uses: bool = True) -> None:
         for path in files:
             self._files.add(path)
         for path, parsed in files.items():
-            self._add_nodes(path, parsed)
+            self._add_nodes(path, parsed, keep_uses)
         # No definition comes or goes while every file resolves: each name's candidates are grouped once
         # for all its uses (`_NameCandidates`), then dropped.
         self._grouped = {}
         try:
             for path in files:
+                if not keep_uses:  # in the order `_add_nodes` would have indexed them: the same index
+                    self._index_uses(path, self._refs[path])
                 self._resolve_file(path)
         finally:
             self._grouped = None
@@ -732,7 +746,10 @@ class CodeGraph:
         _ = self._mapped.path_folders  # made now, not on the first edit's resolution (`_stored_candidates`)
         return adjacency
 
-    def _add_nodes(self, path: str, parsed: ParsedFile) -> None:
+    def _add_nodes(self, path: str, parsed: ParsedFile, keep_uses: bool = True) -> None:
+        """Index a file's definitions and imports, and unless `keep_uses` is False its uses (kept in `_refs`
+        and their names indexed); else `_refs` reads them from the file's row (`build`'s `uses`) and
+        `_build_all` indexes their names as it resolves the file, so `parsed`'s references are not read."""
         self._specs[path] = parsed.imports
         self._graph.add_node(file_node(path), path)
         folder = _folder(path)
@@ -751,15 +768,19 @@ class CodeGraph:
             for word in _word_set(symbol.name):
                 _index(self._words, word, node)
         self._nodes[path] = nodes
-        refs = _uses_by_name(parsed)
-        self._refs[path] = refs
+        if keep_uses:
+            refs = _uses_by_name(parsed)
+            self._refs[path] = refs
+            self._index_uses(path, refs)
         self._tiers[path] = {}
-        for name in refs:
-            _index(self._referencers, name, path)
         for spec in parsed.imports:
             for key in spec_keys(spec):
                 _index(self._importers, key, path)
         self._imports[path] = frozenset()
+
+    def _index_uses(self, path: str, refs: Iterable[str]) -> None:
+        for name in refs:
+            _index(self._referencers, name, path)
 
     def _remove_nodes(self, path: str, *, keep_file: bool) -> None:
         """Forget a file's definitions, references and imports; graph nodes go unless `keep_file`."""

@@ -554,6 +554,9 @@ class ParsedRefs(Mapping[str, dict[str, list[Reference]]]):
         self._cached[path] = found
         return found
 
+    def __contains__(self, path: object) -> bool:
+        return path in self._parsed  # without decoding the row (an edit's `pop` asks before it reads)
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._parsed)
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import ctypes
 import logging
 import os
-import pickle
 import signal
 import sys
 import threading
@@ -24,7 +23,7 @@ import numpy as np
 
 from ..model.records import FileRecord, ParsedFile
 from .discovery import UnreadableFile, read_file
-from .store import StoredFile, encode_parsed, pickle_parsed
+from .store import StoredFile, decode_parsed, encode_parsed, pickle_parsed
 from .trigram import file_trigrams, pack
 
 __all__ = ["Indexed", "index_batch", "index_job", "index_or_reason", "index_text", "worker_started"]
@@ -41,12 +40,14 @@ class Indexed:
     """One parsed file on its way from a worker to the index: its row, its text and its trigram set
     (sent unpacked, so the indexer does not decompress what the worker has just compressed).
 
-    A worker's entry carries `pickled`, its records without their chunks, pickled once: they cross to
-    the indexer as those bytes (`__reduce__`) and arrive `released`, with the chunks only in the encoded
-    row (`stored.encoded`) and counted in `chunks`. The indexer never held a file's chunks but to drop
-    them (`written`): on 4x Django, unpickling 280 MB of chunk records only to free them, interleaved
-    with the records it keeps, had left a third of the first index's peak RSS in half-empty arenas.
-    The indexer's copy does not keep the transfer bytes.
+    A worker's entry carries `pickled`, its records without their chunks, pickled once for its row; they
+    cross to the indexer only in that row (`__reduce__`) and arrive `released` and `bare`: the records are
+    not unpickled at all, they are in the encoded row (`stored.encoded`; the chunks counted in `chunks`),
+    read back from it by `records` when an update needs them; a bulk build reads every row in passes
+    that keep nothing of a file but what they build (`StoredParsed.unkept`). On 4x Django the records
+    of every file, unpickled as they arrived and held until the bulk build, were ~500 MiB of a cold
+    index's peak (issue 17); unpickling the chunks only to free them had left a third of the peak in
+    half-empty arenas before. The indexer's copy does not keep the transfer bytes.
     """
 
     stored: StoredFile
@@ -57,21 +58,27 @@ class Indexed:
     # worker's entry arrives, and once the row is written (`written`).
     released: bool = False
     chunks: int = 0
+    # True when `stored.parsed` is empty: the records are only in the encoded row (`records` reads them)
+    bare: bool = False
 
     def written(self) -> Indexed:
         """The entry as the indexer keeps it once its row is in the store, until the bulk build: its
-        trigram set, its encoded row, and its records without their chunks (`chunks` counts them), not
-        the text nor the packed trigrams (written, and the unpacked set is at hand). Held for every file
-        of a first index, the texts were 44 MB on Django and the chunks 73 MB as records against 19 MB
-        for every encoded row: the bulk build reads the symbols and references, and the snapshot
-        decodes a file's chunks from its row when BM25 or a hit asks (`store.StoredParsed`); a search
-        reads a text from disk when it needs it."""
+        trigram set and its encoded row (`chunks` counts the row's chunks), not its records, the text nor
+        the packed trigrams (written, and the unpacked set is at hand). Held for every file of a first
+        index, the texts were 44 MB on Django, the chunks 73 MB as records and the other records ~126 MiB
+        against 19 MB for every encoded row: the bulk build reads the symbols, references and imports
+        from the rows (`StoredParsed.unkept`), the snapshot decodes a file's chunks from its row when
+        BM25 or a hit asks (`store.StoredParsed`), and a search reads a text from disk when it needs it."""
         stored = self.stored
         parsed = stored.parsed
         encoded = stored.encoded or encode_parsed(parsed)
         chunks = self.chunks if self.released else len(parsed.chunks)
-        return Indexed(StoredFile(stored.record, b"", replace(parsed, chunks=()), encoded), "",
-                       self.grams, released=True, chunks=chunks)
+        return Indexed(StoredFile(stored.record, b"", ParsedFile(), encoded), "", self.grams, released=True,
+                       chunks=chunks, bare=True)
+
+    def records(self) -> ParsedFile:
+        """The file's records (without their chunks once released): as held, or read back from the row."""
+        return decode_parsed(self.stored.encoded, chunks=False) if self.bare else self.stored.parsed
 
     @property
     def entry(self) -> ParsedFile | tuple[bytes, int]:
@@ -81,17 +88,17 @@ class Indexed:
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         if not self.pickled:
-            return Indexed, (self.stored, self.text, self.grams, b"", self.released, self.chunks)
+            return Indexed, (self.stored, self.text, self.grams, b"", self.released, self.chunks, self.bare)
         stored = self.stored
-        return _received, (stored.record, stored.trigrams, stored.encoded, self.pickled, self.chunks, self.text,
-                           self.grams)
+        return _received, (stored.record, stored.trigrams, stored.encoded, self.chunks, self.text, self.grams)
 
 
-def _received(record: FileRecord, trigrams: bytes, encoded: bytes, pickled: bytes, chunks: int, text: str,
+def _received(record: FileRecord, trigrams: bytes, encoded: bytes, chunks: int, text: str,
               grams: np.ndarray) -> Indexed:
-    """A worker's entry as the indexer unpickles it: released, its chunks left in the row (see `Indexed`)."""
-    return Indexed(StoredFile(record, trigrams, pickle.loads(pickled), encoded), text, grams, released=True,
-                   chunks=chunks)
+    """A worker's entry as the indexer unpickles it: released and bare, its records left in the row (see
+    `Indexed`: the pickle of them that made the row is not sent)."""
+    return Indexed(StoredFile(record, trigrams, ParsedFile(), encoded), text, grams, released=True, chunks=chunks,
+                   bare=True)
 
 
 def index_one(root: Path, path: str, max_file_size: int) -> Indexed:
@@ -111,12 +118,13 @@ def index_or_reason(root: Path, path: str, max_file_size: int) -> Indexed | str:
 
 def index_job(job: tuple[Path, str, int]) -> Indexed | str:
     """One file for a worker process: its index entry with the store row encoded and its records without
-    their chunks pickled for the trip (`Indexed`), or why it was skipped."""
+    their chunks pickled as its first part (set on the entry: it crosses to the indexer bare, `Indexed`),
+    or why it was skipped."""
     item = index_or_reason(*job)
     if isinstance(item, str):
         return item
     parsed = item.stored.parsed
-    pickled = pickle_parsed(replace(parsed, chunks=()))  # once: for the trip and as the row's first part
+    pickled = pickle_parsed(replace(parsed, chunks=()))  # once, as the row's first part
     return replace(item, stored=item.stored.with_encoding(pickled), pickled=pickled, chunks=len(parsed.chunks))
 
 

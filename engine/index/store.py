@@ -192,13 +192,15 @@ def encode_parsed(parsed: ParsedFile, pickled: bytes | None = None) -> bytes:
     return zlib.compress(head + pickle.dumps(parsed.chunks, protocol=pickle.HIGHEST_PROTOCOL), 1)
 
 
-def decode_parsed(blob: bytes) -> ParsedFile:
+def decode_parsed(blob: bytes, chunks: bool = True) -> ParsedFile:
+    """A row's payload; without `chunks`, only its records without their chunks (the first pickle: the
+    chunks, most of a row, are not unpickled; an older row of one pickle keeps its chunks)."""
     data = zlib.decompress(blob)
     stream = io.BytesIO(data)
     parsed = pickle.Unpickler(stream).load()
     if not isinstance(parsed, ParsedFile):
         raise CorruptRow(f"row holds a {type(parsed).__name__}, not a ParsedFile")
-    if stream.tell() == len(data):
+    if stream.tell() == len(data) or not chunks:
         return parsed
     chunks = pickle.Unpickler(stream).load()
     if parsed.chunks or not isinstance(chunks, tuple) or stream.tell() != len(data):
@@ -223,13 +225,14 @@ class _EncodedRows:
         found = self.counts.get(path)
         return found if found is not None else len(self.get(path).chunks)
 
-    def get(self, path: str, keep: bool = True) -> ParsedFile:
-        """The row of `path` decoded; kept decoded from then on unless `keep` is False (and not kept yet)."""
+    def get(self, path: str, keep: bool = True, chunks: bool = True) -> ParsedFile:
+        """The row of `path` decoded; kept decoded from then on unless `keep` is False (and not kept yet).
+        Without `chunks` (only with `keep` False) a row not kept decoded is read without its chunks."""
         found = self.decoded.get(path)
         if found is not None:
             return found
         if not keep:
-            return self._decoded(path, self.encoded.get(path))
+            return self._decoded(path, self.encoded.get(path), chunks)
         with self.lock:
             found = self.decoded.get(path)
             if found is not None:
@@ -239,12 +242,12 @@ class _EncodedRows:
             del self.encoded[path]  # each file is held once: encoded or decoded
             return found
 
-    def _decoded(self, path: str, blob: bytes | None) -> ParsedFile:
+    def _decoded(self, path: str, blob: bytes | None, chunks: bool = True) -> ParsedFile:
         if blob is None:  # decoded and kept since the caller looked
             return self.decoded[path]
         self.decodes += 1
         try:
-            return decode_parsed(blob)
+            return decode_parsed(blob, chunks)
         except DECODE_ERRORS as error:
             log.error("row for %r does not decode (%s); it reads as empty until re-indexed", path, cause(error))
             return ParsedFile()
@@ -330,15 +333,16 @@ class StoredParsed(Mapping[str, ParsedFile]):
     def __getitem__(self, path: str) -> ParsedFile:
         return self.read(path)
 
-    def read(self, path: str, keep: bool = True) -> ParsedFile:
+    def read(self, path: str, keep: bool = True, chunks: bool = True) -> ParsedFile:
         """The file's records: its own if it changed since the restart, else its row decoded (and kept
-        decoded from then on unless `keep` is False)."""
+        decoded from then on unless `keep` is False; without `chunks`, only with `keep` False, a row
+        read now is decoded without its chunks)."""
         own = self._own.get(path)
         if own is not None:
             return own
         if path not in self._order:
             raise KeyError(path)
-        return self._rows.get(path, keep)
+        return self._rows.get(path, keep, chunks)
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._order)
@@ -354,12 +358,14 @@ class StoredParsed(Mapping[str, ParsedFile]):
         own, rows = self._own, self._rows
         return {path: len(own[path].chunks) if path in own else rows.count(path) for path in self._order}
 
-    def unkept(self) -> Mapping[str, ParsedFile]:
+    def unkept(self, chunks: bool = True) -> Mapping[str, ParsedFile]:
         """The same files, read without keeping what is decoded for them: for one pass over every file
         that keeps its own copy of what it needs (the code graph keeps each file's symbols and
         references, not its chunks), so the pass does not leave every row decoded behind it (on Django
-        about 200 MB, the chunks' texts most of it). A row kept decoded already is read as it is."""
-        return _Unkept(self)
+        about 200 MB, the chunks' texts most of it). A row kept decoded already is read as it is.
+        Without `chunks`, a row is read without its chunks (for readers of symbols, references and
+        imports only: on Django a third of a whole decode's CPU, the chunks being most of a row)."""
+        return _Unkept(self, chunks)
 
     @property
     def decoded(self) -> int:
@@ -381,11 +387,12 @@ def unkept(parsed: Mapping[str, ParsedFile]) -> Mapping[str, ParsedFile]:
 class _Unkept(Mapping[str, ParsedFile]):
     """`StoredParsed.unkept`: the mapping's files, each decoded when read and let go after."""
 
-    def __init__(self, stored: StoredParsed) -> None:
+    def __init__(self, stored: StoredParsed, chunks: bool = True) -> None:
         self._stored = stored
+        self._chunks = chunks
 
     def __getitem__(self, path: str) -> ParsedFile:
-        return self._stored.read(path, keep=False)
+        return self._stored.read(path, keep=False, chunks=self._chunks)
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._stored)

@@ -19,7 +19,7 @@ import threading
 import time
 import zlib
 from collections import Counter
-from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -52,7 +52,6 @@ from ..index.store import (
     default_index_dir,
     fingerprint,
     payload_digest,
-    unkept,
 )
 from ..index.symbols import SymbolTable
 from ..index.textsearch import parse_text_query
@@ -457,11 +456,13 @@ class Workspace:
     def _rebuilt(self, base: Snapshot, files: dict[str, FileRecord], parsed: Mapping[str, ParsedFile],
                  changed: dict[str, np.ndarray], with_graph: bool = True,
                  graph: CodeGraph | None = None, structure: Mapping[str, ParsedFile] | None = None,
+                 uses: Mapping[str, ParsedFile] | None = None,
                  **changes: Any) -> Snapshot:
         """A snapshot whose indexes are built in bulk: cheaper than many one-file updates after a big change.
         `graph`, when given, is used as it is (a deferred graph opened from the stored centrality);
         `structure`, when given, is what the symbol table and graph are built from instead of `parsed`
-        (the same files, in the same order, with the same symbols, references and imports).
+        (the same files, in the same order, with the same symbols, references and imports); `uses`, when
+        given, is where the graph reads each file's references instead (`CodeGraph.build`).
 
         `changed` holds the trigram sets of the files that are new or replaced since `base`; the
         postings of the others are carried over from `base`'s index, never decompressed again. It is
@@ -485,7 +486,7 @@ class Workspace:
             return replace(
                 base, generation=base.generation + 1, files=files, parsed=parsed, doc_ids=doc_ids,
                 paths_by_id={doc: path for path, doc in doc_ids.items()}, trigrams=trigrams, symbols=symbols,
-                graph=graph or (self._built_graph(source) if with_graph else base.graph), **changes,
+                graph=graph or (self._built_graph(source, uses) if with_graph else base.graph), **changes,
             )
 
     def _new_id(self) -> int:
@@ -625,8 +626,10 @@ class Workspace:
                 contents.put(entry.stored.record.path, entry.stored.record.digest, entry.text)
             pending[index] = entry.written()
 
-    def _built_graph(self, parsed: Mapping[str, ParsedFile]) -> CodeGraph:
-        graph = CodeGraph.build(parsed)
+    def _built_graph(self, parsed: Mapping[str, ParsedFile],
+                     uses: Mapping[str, ParsedFile] | None = None) -> CodeGraph:
+        """The graph of `parsed`; `uses`: where it reads a file's references again (`CodeGraph.build`)."""
+        graph = CodeGraph.build(parsed, uses)
         graph.rank_on_query = not self._background  # a server refreshes centrality after edits itself
         return graph
 
@@ -715,30 +718,24 @@ class Workspace:
         if partial or self._graph_behind or len(indexed) + len(removed) > BULK_CHANGE:
             gone = set(removed)
             files = {p: r for p, r in old.files.items() if p not in gone}
-            # What the bulk build reads (symbols, references, imports), as a dict edited the same way;
-            # the snapshot keeps a released entry's encoded row instead (its records here have no chunks).
-            # A partial snapshot's are kept for the next build of the same first index, not decoded again.
-            kept = self._partial_structure
-            earlier = kept[1] if kept is not None and kept[0] == old.generation else unkept(old.parsed)
-            self._partial_structure = None
-            structure = {p: v for p, v in earlier.items() if p not in gone}
+            # The snapshot keeps a released entry's encoded row (its records here have no chunks).
             added: list[tuple[str, ParsedFile | tuple[bytes, int]]] = []
             changed: dict[str, np.ndarray] = {}
             for item in indexed:
                 path = item.stored.record.path
-                stored = item.stored
-                files[path], structure[path] = stored.record, stored.parsed
+                files[path] = item.stored.record
                 added.append((path, item.entry))
                 changed[path] = item.grams
             if isinstance(indexed, list):
                 indexed.clear()
             parsed = StoredParsed.merged(old.parsed, gone, added)
+            structure, uses = self._structure(old, parsed, changed.keys(), partial)
             with paused_gc():
                 self._snapshot = self._rebuilt(old, files, parsed, changed, with_graph=not partial,
-                                               structure=structure, **changes)
+                                               structure=structure, uses=uses, **changes)
                 if partial:
                     self._partial_structure = (self._snapshot.generation, structure)
-                del structure, earlier
+                del structure
                 if not partial and len(files) >= FREEZE_MIN_FILES:
                     keep_long_lived()  # as after a load: these records live as long as the snapshot
             self._graph_behind = partial
@@ -748,6 +745,24 @@ class Workspace:
         self._snapshot = self._updated(old, indexed, removed, changes)
         self._schedule_centrality()
         self._schedule_catch_up()
+
+    def _structure(self, old: Snapshot, parsed: StoredParsed, changed: Collection[str],
+                   partial: bool) -> tuple[dict[str, ParsedFile], Mapping[str, ParsedFile] | None]:
+        """What a bulk build reads: the files' symbols and imports, and where the graph reads their uses
+        (None: in the first). The rows are read without their chunks, each file's references left to the
+        graph, which reads them from the rows again as it resolves each file (`CodeGraph.build`), so no
+        file's references outlive the pass that reads them (`Indexed`).
+
+        Only a server's first index, published in parts, holds every file's records decoded from one part
+        to the next (a dict in the same order): each part's build reads every file, and the files of
+        earlier parts are not decoded again."""
+        kept, self._partial_structure = self._partial_structure, None
+        earlier = kept[1] if kept is not None and kept[0] == old.generation else None
+        rows = parsed.unkept(chunks=False)
+        if not partial and earlier is None:
+            return {path: replace(rows[path], references=()) for path in parsed}, rows
+        known = earlier or {}
+        return {path: known[path] if path in known and path not in changed else rows[path] for path in parsed}, None
 
     def _schedule_catch_up(self) -> None:
         """After edits, bring the slower modalities up to the new snapshot in the background: embed the
@@ -855,13 +870,14 @@ class Workspace:
                 trigrams, symbols = trigrams.without_doc(doc), symbols.without_file(path)
                 graph = graph.without_file(path)
         for item in indexed:
-            record, stored = item.stored.record, item.stored
+            record = item.stored.record
             doc = doc_ids.get(record.path) or self._new_id()
             doc_ids[record.path], paths_by_id[doc] = doc, record.path
-            files[record.path], changed[record.path] = record, stored.parsed
+            records = item.records()
+            files[record.path], changed[record.path] = record, records
             trigrams = trigrams.with_doc(doc, item.grams)
-            symbols = symbols.with_file(record.path, stored.parsed.symbols)
-            graph = graph.with_file(record.path, stored.parsed)
+            symbols = symbols.with_file(record.path, records.symbols)
+            graph = graph.with_file(record.path, records)
         parsed: Mapping[str, ParsedFile]
         if any(item.released for item in indexed):  # their records here have no chunks: keep their rows
             parsed = StoredParsed.merged(old.parsed, gone, [(item.stored.record.path, item.entry) for item in indexed])

@@ -1,12 +1,16 @@
 """A stored graph (flat arrays in a memory-mapped file) answers every graph question as the graph it was
 stored from: built fresh, and after edits; an edit to a graph opened from it builds the graph in memory
-first; arrays that do not fit together are refused. Real files, the real structural pass, real mapping."""
+first; arrays that do not fit together are refused. A graph that reads each file's uses from its row (as a
+cold index builds it) is the graph built from decoded records, and keeps few files' references alive. Real
+files, the real structural pass, real mapping, real encoded rows."""
 
 from __future__ import annotations
 
+import gc
 import re
 import shutil
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -15,12 +19,13 @@ import pytest
 
 from fourfold.engine.graph.centrality import StoredRank
 from fourfold.engine.graph.graph import SOURCE_SUFFIXES, CodeGraph
-from fourfold.engine.graph.stored import DamagedGraph, OlderGraph, StoredGraph
+from fourfold.engine.graph.stored import REFS_CACHED, DamagedGraph, OlderGraph, StoredGraph
 from fourfold.engine.index.mapped import open_arrays, write_arrays
+from fourfold.engine.index.store import StoredParsed, encode_parsed
 from fourfold.engine.index.structure import parse_file
 from fourfold.engine.model.languages import detect_language
 from fourfold.engine.model.profiles import OVERLAY_MAX_RERESOLVED
-from fourfold.engine.model.records import ParsedFile
+from fourfold.engine.model.records import ParsedFile, Reference
 
 POLYGLOT = Path(__file__).resolve().parents[2] / "fixtures" / "polyglot"
 
@@ -532,3 +537,83 @@ def test_a_definition_that_many_files_may_use_builds_the_graph_in_memory(tmp_pat
     assert len(cold.callers("helper", limit=1000)) == len(opened.callers("helper", limit=1000)) == users
     if not opened.built:
         assert len(opened.edited_in_place) == users + 1
+
+
+def lean_graph(files: dict[str, ParsedFile]) -> tuple[CodeGraph, StoredParsed]:
+    """The graph of `files` as a cold index builds it: definitions and imports from records without
+    references, each file's uses read from its encoded row."""
+    rows = StoredParsed({path: encode_parsed(parsed) for path, parsed in files.items()})
+    stripped = {path: replace(parsed, references=()) for path, parsed in files.items()}
+    return CodeGraph.build(stripped, rows.unkept(chunks=False)), rows
+
+
+def same_graph(lean: CodeGraph, eager: CodeGraph) -> None:
+    lean.refresh_centrality()
+    eager.refresh_centrality()
+    stored, expected = lean.stored_arrays(), eager.stored_arrays()
+    assert stored is not None and expected is not None and stored.keys() == expected.keys()
+    differing = [key for key in expected if not np.array_equal(stored[key], expected[key])]
+    assert not differing, differing
+    assert answers(lean) == answers(eager)
+
+
+def test_a_graph_reading_uses_from_rows_is_the_graph_built_from_records(tree: Path) -> None:
+    files = parsed_tree(tree)
+    assert sum(len(parsed.references) for parsed in files.values()) > 100
+    lean, rows = lean_graph(files)
+    eager = CodeGraph.build(files)
+    assert eager.callers("is_available")
+    same_graph(lean, eager)
+    assert rows.kept == 0  # every row read was let go
+
+
+def test_edits_to_a_graph_reading_uses_from_rows_answer_as_edits_to_one_built_from_records(tree: Path) -> None:
+    files = parsed_tree(tree)
+    lean, _ = lean_graph(files)
+    eager = CodeGraph.build(files)
+    models = tree / "inventory" / "models.py"
+    models.write_text(models.read_text() + "\n\ndef restocked(item):\n    return item.is_available()\n")
+    audit = "inventory/audit.py"
+    (tree / audit).write_text("from inventory.models import restocked\n\n\ndef audit(item):\n"
+                              "    return restocked(item)\n")
+    edited = {path: parse_file(path, (tree / path).read_text(encoding="utf-8"), "python")
+              for path in ("inventory/models.py", audit)}
+    for graph in (lean, eager):
+        for path, parsed in edited.items():
+            graph.with_file(path, parsed)
+        graph.without_file("inventory/report.py")
+    assert eager.callers("restocked")
+    same_graph(lean, eager)
+
+
+def alive_references() -> int:
+    gc.collect()
+    return sum(1 for item in gc.get_objects() if isinstance(item, Reference))
+
+
+def chained_files(count: int) -> dict[str, ParsedFile]:
+    """`count` modules, each importing and calling the next one's function."""
+    files: dict[str, ParsedFile] = {}
+    for number in range(count):
+        following = (number + 1) % count
+        path = f"pkg/mod{number}.py"
+        text = (f"from pkg.mod{following} import f{following}\n\n\n"
+                f"def f{number}():\n    return f{following}() + len([]) + max(1, 2)\n")
+        files[path] = parse_file(path, text, "python")
+    return files
+
+
+def test_a_graph_reading_uses_from_rows_keeps_few_files_references() -> None:
+    files = chained_files(3 * REFS_CACHED)
+    most = max(len(parsed.references) for parsed in files.values())
+    total = sum(len(parsed.references) for parsed in files.values())
+    rows = StoredParsed({path: encode_parsed(parsed) for path, parsed in files.items()})
+    stripped = {path: replace(parsed, references=()) for path, parsed in files.items()}
+    del files
+    before = alive_references()
+    lean = CodeGraph.build(stripped, rows.unkept(chunks=False))
+    assert [hit.symbol for hit in lean.callers("f1")] == ["f0"]
+    assert alive_references() - before <= REFS_CACHED * most < total  # the last files resolved, no more
+    eager = CodeGraph.build(dict(rows.unkept()))
+    assert alive_references() - before >= total  # a graph built from records keeps every file's
+    assert [hit.symbol for hit in eager.callers("f1")] == ["f0"]

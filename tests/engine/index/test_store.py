@@ -16,6 +16,7 @@ from fourfold.engine.index.store import (
     SCHEMA_VERSION,
     IndexStore,
     StoredFile,
+    StoredParsed,
     decode_parsed,
     default_index_dir,
     encode_parsed,
@@ -58,6 +59,20 @@ def test_a_row_is_the_records_then_their_chunks_and_a_whole_pickle_still_reads(t
                    (zlib.compress(zlib.decompress(encoded) + pickle.dumps(parsed.chunks)),))
     store.close()
     assert [item.parsed for item in IndexStore(tmp_path).load()] == [parsed]
+
+
+def test_a_row_read_without_its_chunks_is_its_records_and_nothing_is_kept() -> None:
+    """What a bulk build reads (`StoredParsed.unkept(chunks=False)`): the records before the chunks only."""
+    parsed = stored("a.py").parsed
+    blob = encode_parsed(parsed)
+    assert decode_parsed(blob, chunks=False) == replace(parsed, chunks=()) != parsed
+    assert decode_parsed(blob) == parsed
+    rows = StoredParsed({"a.py": blob, "b.py": encode_parsed(stored("b.py").parsed)})
+    lean = rows.unkept(chunks=False)
+    assert list(lean) == ["a.py", "b.py"] and "a.py" in lean and "c.py" not in lean
+    assert lean["a.py"] == replace(parsed, chunks=()) and rows.kept == 0 and rows.decoded == 1
+    assert rows["a.py"] == parsed and rows.kept == 1  # read whole, and kept, when asked so
+    assert rows.unkept(chunks=False)["a.py"] is rows["a.py"]  # a row kept decoded is read as it is
 
 
 def test_default_index_dir_is_outside_the_workspace_and_per_root(tmp_path: Path) -> None:

@@ -1,4 +1,5 @@
-"""What a worker sends the indexer: its records without their chunks, pickled once; the chunks only in the row."""
+"""What a worker sends the indexer: its row, whose first part is its records without their chunks pickled once;
+the indexer does not unpickle them (the entry arrives bare) but reads them back from the row when asked."""
 
 from __future__ import annotations
 
@@ -49,15 +50,18 @@ def test_a_worker_entry_pickles_its_records_once(tmp_path: Path) -> None:
     buffer = io.BytesIO()
     pickler = _CountingPickler(buffer)
     pickler.dump(entry)
-    assert pickler.parsed == 0  # the records travel inside `pickled`, not walked again
+    assert pickler.parsed == 0  # the records travel inside the row, not walked again
+    assert entry.pickled not in buffer.getvalue()  # nor sent beside the row that holds them
 
     received = pickle.loads(buffer.getvalue())
     assert received.pickled == b""  # the indexer's copy does not keep the transfer bytes
-    assert entry.stored.parsed.chunks and not received.stored.parsed.chunks  # chunks stay in the row
+    assert received.stored.parsed == ParsedFile() and received.bare  # nothing unpickled on arrival
     assert received.released and received.chunks == len(entry.stored.parsed.chunks)
-    assert received.stored.parsed == replace(entry.stored.parsed, chunks=())
+    assert received.records() == replace(entry.stored.parsed, chunks=())  # read back from the row
     assert decode_parsed(received.stored.encoded) == entry.stored.parsed  # the row payload, unchanged
-    assert received.written().chunks == received.chunks  # still counted once the row is written
+    written = received.written()
+    assert written.chunks == received.chunks  # still counted once the row is written
+    assert written.stored.encoded == received.stored.encoded and written.records() == received.records()
     assert received.stored.record == entry.stored.record and received.text == entry.text
     assert received.grams.tolist() == entry.grams.tolist()
 
