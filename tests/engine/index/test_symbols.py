@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -272,3 +273,34 @@ def test_a_saved_table_edited_answers_as_one_built_from_the_edited_files(monkeyp
     again = SymbolTable.from_arrays(table.arrays())  # the next save folds the edits into arrays
     assert [m.symbol for m in again.search("load")] == [m.symbol for m in fresh.search("load")]
     assert len(again) == len(fresh) and "pkg/mod7.py" not in {s.path for s in again.all()}
+
+
+def test_saved_lookups_list_each_keys_positions_ascending_and_spans_as_the_records_say(tmp_path: Path) -> None:
+    """The arrays a table saves: every lookup's positions per key ascending, whatever order they were
+    gathered in (the scoped lookup's are sets), and each symbol's spans as its record holds them."""
+    from fourfold.engine.index.structure import parse_file
+
+    files = {"pkg/models.py": "class Model:\n    def save(self):\n        pass\n\n\ndef save():\n    pass\n",
+             "pkg/views.py": "def render():\n    return 1\n\n\nclass View(Model):\n    def save(self):\n        pass\n"}
+    found: list[Symbol] = []
+    for path, text in files.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text)
+        found.extend(parse_file(path, (tmp_path / path).read_text(), "python").symbols)
+    table = SymbolTable(found)
+    arrays = table.arrays()
+    base = table._base
+    for name in symbols_module.LOOKUPS:
+        offsets, positions = arrays[f"{name}_offsets"], arrays[f"{name}_positions"]
+        lookup = getattr(base, name)
+        keys = sorted(lookup)
+        assert [positions[offsets[at]:offsets[at + 1]].tolist() for at in range(len(keys))] == [
+            sorted(lookup[key]) for key in keys]
+    spans = arrays["spans"]
+    assert spans.shape == (len(found), 8)
+    for row, symbol in zip(spans.tolist(), base.symbols, strict=True):
+        span, name = symbol.span, symbol.name_span
+        assert row == [span.start_line, span.start_col, span.end_line, span.end_col,
+                       name.start_line, name.start_col, name.end_line, name.end_col]
+    assert [s.name for s in SymbolTable.from_arrays(arrays).definitions("save")] == [
+        s.name for s in table.definitions("save")]
