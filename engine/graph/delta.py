@@ -223,14 +223,7 @@ class DeltaImporters(Mapping[str, Any]):
             wanted = np.zeros(len(stored.pool), dtype=bool)
             wanted[ids] = True
             found = {stored.paths[at] for at in np.unique(self._spec_path[wanted[stored.specs]]).tolist()}
-        for path, keys in self._edited.items():
-            if key in keys:
-                found.add(path)
-            else:
-                found.discard(path)
-        if not found:
-            raise KeyError(key)
-        return next(iter(found)) if len(found) == 1 else frozenset(found)
+        return _edited_paths(found, self._edited, key)
 
     def __iter__(self) -> Iterator[str]:
         raise NotImplementedError("a mapped graph's importers are looked up by key, never listed")
@@ -250,14 +243,7 @@ class DeltaReferencers(Mapping[str, Any]):
     def __getitem__(self, name: str) -> Any:
         stored = self.base.get(name)
         found = set() if stored is None else {stored} if isinstance(stored, str) else set(stored)
-        for path, names in self.uses.items():
-            if name in names:
-                found.add(path)
-            else:
-                found.discard(path)
-        if not found:
-            raise KeyError(name)
-        return next(iter(found)) if len(found) == 1 else frozenset(found)
+        return _edited_paths(found, self.uses, name)
 
     def __iter__(self) -> Iterator[str]:
         raise NotImplementedError("a mapped graph's uses are looked up by name, never listed")
@@ -282,6 +268,19 @@ class DeltaReferencers(Mapping[str, Any]):
             for name in names:
                 rows.setdefault(name, []).append(at)
         return rows
+
+
+def _edited_paths(found: set[str], edited: Mapping[str, frozenset[str]], key: str) -> Any:
+    """The stored paths under `key` with each edited path's own keys deciding for it, in the in-memory
+    index's shape (one path, or a frozenset); KeyError when none is left."""
+    for path, keys in edited.items():
+        if key in keys:
+            found.add(path)
+        else:
+            found.discard(path)
+    if not found:
+        raise KeyError(key)
+    return next(iter(found)) if len(found) == 1 else frozenset(found)
 
 
 class DeltaAdjacency(MappedAdjacency):
