@@ -65,7 +65,7 @@ _MULTILINE = "(?m)"
 # LATIN SMALL LETTER LONG S (s). A text without them is searched case-insensitively by lowercasing bytes.
 _ASCII_FOLD_TWINS = ("\u212a".encode(), "\u017f".encode())
 _NEWLINE = ord("\n")
-_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 
 
 class QueryError(ValueError):
@@ -96,10 +96,17 @@ class TextResult:
 
 
 class _File:
-    """A file with matches: what turning one of them into a Hit needs, its language looked up once."""
+    """A file with matches: what turning one of them into a Hit needs, its language looked up once.
 
-    def __init__(self, path: str, text: SearchText) -> None:
-        self.path, self.data, self.ascii = path, text.data, text.ascii
+    Its bytes are a `SearchText`'s, or read on first use (`FoundLines.data`: a file served from the
+    positional index is copied out of it only when one of its lines becomes a Hit)."""
+
+    def __init__(self, path: str, data: bytes | Callable[[], bytes], ascii: bool) -> None:
+        self.path, self._data, self.ascii = path, data, ascii
+
+    @cached_property
+    def data(self) -> bytes:
+        return self._data if isinstance(self._data, bytes) else self._data()
 
     @cached_property
     def language(self) -> str | None:
@@ -112,6 +119,22 @@ class _File:
 # holding a _File were tracked, and the tens of thousands a listing keeps brought on full collections
 # of the whole heap (1.2 million objects with Django indexed: 0.9 s inside one search, measured).
 _Line = tuple[int, int, int, int]
+
+
+@dataclass(frozen=True)
+class FoundLines:
+    """One file's matching lines found without scanning it (by `textpositions`), for `match_text` to take
+    in its place among the scanned files: the records it would have made, asked for only when the scan
+    reaches the file (so limits, the budget and cancelling stop it where they stop a scan).
+
+    `records(number)` gives the whole-word and the other records of the file, numbered `number`; `data`
+    reads its scan-ready bytes, for the Hits shown; `size` is what a scan would have read of it.
+    """
+
+    size: int
+    ascii: bool
+    data: Callable[[], bytes]
+    records: Callable[[int], tuple[list[_Line], list[_Line]]]
 
 
 @dataclass(frozen=True)
@@ -250,7 +273,7 @@ PARTIAL_SCAN_FACTOR = 5
 
 def search_text(
     query: TextQuery,
-    files: Iterable[tuple[str, str | SearchText]],
+    files: Iterable[tuple[str, str | SearchText | FoundLines]],
     limit: int = 200,
     max_bytes_scanned: int | None = None,
     budget_s: float | None = SCAN_BUDGET_S,
@@ -263,22 +286,23 @@ def search_text(
 
 def match_text(
     query: TextQuery,
-    files: Iterable[tuple[str, str | SearchText]],
+    files: Iterable[tuple[str, str | SearchText | FoundLines]],
     limit: int = 200,
     max_bytes_scanned: int | None = None,
     budget_s: float | None = SCAN_BUDGET_S,
     cancel: threading.Event | None = None,
 ) -> TextMatches:
     """Matching lines of `files` (path, content), best first; stops at `limit` lines, the byte budget,
-    the time budget or `cancel`, checked between files and between slices of a file.
+    the time budget or `cancel`, checked between files and between slices of a file. A file given as
+    `FoundLines` (served from the positional index) is not scanned: its records are taken as they are.
 
     The scan records each matching line as a small tuple: building the Hits of thousands of lines is
     what made a many-hit search cost as much as scanning the repository without an index (issue 17).
     """
     stop = _Stop(None if budget_s is None else time.monotonic() + budget_s, cancel)
-    matcher = _compile(query, 0)
-    search = _searcher(matcher)
-    needle = _plain_needle(query)
+    matcher = compile_query(query, 0)
+    search = searcher(matcher)
+    needle = plain_needle(query)
     finder = _Finder(needle) if needle is not None else None
     literal = _guide_literal(query)
     guide = _Finder(literal) if literal is not None else None
@@ -297,18 +321,29 @@ def match_text(
         if stop():
             reason = REASON_TIME
             break
-        text = content if isinstance(content, SearchText) else SearchText(content)
-        scanned += len(text.data)
         in_order = in_order and path >= previous
         previous = path
+        if isinstance(content, FoundLines):
+            scanned += content.size
+            found_whole, found_partial = content.records(len(scanned_files))
+            if found_whole or found_partial:
+                scanned_files.append(_File(path, content.data, content.ascii))
+                whole += found_whole
+                partial += found_partial
+            if len(whole) > limit or len(partial) > PARTIAL_SCAN_FACTOR * limit:
+                reason = REASON_LIMIT
+                break
+            continue
+        text = content if isinstance(content, SearchText) else SearchText(content)
+        scanned += len(text.data)
         if finder is not None and (query.case_sensitive or text.plain_case):
             haystack = text.data if query.case_sensitive else text.lowered
             first = finder.find(haystack, 0)
             if first != -1:  # most candidates hold the needle, but a file without it costs one find
-                scanned_files.append(_File(path, text))
+                scanned_files.append(_File(path, text.data, text.ascii))
                 _Scan(scanned_files, text.newlines, rank_words, whole, partial).find_all(haystack, finder, first)
         else:
-            scanned_files.append(_File(path, text))
+            scanned_files.append(_File(path, text.data, text.ascii))
             if not _Scan(scanned_files, text.newlines, rank_words, whole, partial).match_all(
                     matcher, search, _Guide(guide, text.lowered) if guide is not None and text.plain_case else None,
                     stop):
@@ -342,7 +377,7 @@ class _Stop:
         return self.deadline is not None and time.monotonic() >= self.deadline
 
 
-def _plain_needle(query: TextQuery) -> bytes | None:
+def plain_needle(query: TextQuery) -> bytes | None:
     """The bytes to find with a plain byte search, or None when only RE2 will do.
 
     A case-sensitive literal is its UTF-8 bytes (UTF-8 is self-synchronising: a byte match is a
@@ -372,7 +407,7 @@ class _Finder:
         options.never_capture = True
         options.max_mem = REGEX_MAX_MEM
         self.needle = needle
-        self._search = _searcher(re2.compile(needle, options))
+        self._search = searcher(re2.compile(needle, options))
 
     def find(self, haystack: bytes, pos: int) -> int:
         """The offset of the first occurrence at or after `pos`, or -1."""
@@ -442,7 +477,7 @@ def _regex_query(pattern: str, offset: int) -> TextQuery:
     if not pattern:
         raise QueryError("the regular expression is empty", offset)
     query = TextQuery("regex", pattern, _has_upper(_NOT_LITERAL_TEXT.sub("", pattern)))
-    _compile(query, offset)
+    compile_query(query, offset)
     return query
 
 
@@ -450,7 +485,7 @@ def _has_upper(text: str) -> bool:
     return any(char.isupper() for char in text)
 
 
-def _compile(query: TextQuery, offset: int) -> re2._Regexp:
+def compile_query(query: TextQuery, offset: int) -> re2._Regexp:
     """The RE2 matcher for a query; a regex RE2 rejects becomes a QueryError pointing at the culprit."""
     options = re2.Options()
     options.never_nl = True
@@ -598,8 +633,8 @@ class _Scan:
     def _is_whole_word(self, start: int, end: int) -> bool:
         # Bytes >= 0x80 belong to non-ASCII characters, which in identifiers are letters.
         data = self.data
-        before = start > 0 and (data[start - 1] in _WORD_BYTES or data[start - 1] >= 0x80)
-        after = end < len(data) and (data[end] in _WORD_BYTES or data[end] >= 0x80)
+        before = start > 0 and (data[start - 1] in WORD_BYTES or data[start - 1] >= 0x80)
+        after = end < len(data) and (data[end] in WORD_BYTES or data[end] >= 0x80)
         return not before and not after
 
 
@@ -607,7 +642,7 @@ class _Scan:
 _Search = Callable[[bytes, int, int], tuple[int, int] | None]
 
 
-def _searcher(matcher: re2._Regexp) -> _Search:
+def searcher(matcher: re2._Regexp) -> _Search:
     """The first match's span in a window, by google-re2's compiled RE2 when it exposes it.
 
     Its public `search` wraps every call in a generator and a Match object, which is most of the

@@ -3,9 +3,10 @@ identifier or a regex, and BM25 over chunks, re-ranked by what the question name
 
 from __future__ import annotations
 
+import heapq
 import threading
 from bisect import bisect_right
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
 
@@ -14,7 +15,8 @@ import pathspec
 
 from ..index.lexical import LexicalIndex
 from ..index.snapshot import Snapshot
-from ..index.textsearch import SearchText, TextMatches, TextQuery, candidate_plan, match_text
+from ..index.textpositions import Served
+from ..index.textsearch import FoundLines, SearchText, TextMatches, TextQuery, candidate_plan, match_text
 from ..model.memory import IdentityCache
 from ..model.profiles import LEXICAL_CANDIDATES
 from ..model.records import Chunk, FileRecord, Hit, ParsedFile, Symbol
@@ -254,8 +256,22 @@ def literal_matches(snapshot: Snapshot, query: TextQuery, limit: int,
         paths = sorted(path for doc in ids.tolist() if (path := snapshot.paths_by_id.get(doc)) is not None)
     if allowed is not None:
         paths = [path for path in paths if allowed(path)]
-    files = ((path, text) for path in paths if (text := _searchable(snapshot, path)) is not None)
-    return match_text(query, files, limit=limit)
+    served = snapshot.positions.served(query, snapshot.as_stored) if snapshot.positions is not None else None
+    return match_text(query, _contents(snapshot, paths, served, allowed), limit=limit)
+
+
+def _contents(snapshot: Snapshot, paths: Sequence[str], served: Served | None,
+              allowed: Callable[[str], bool] | None) -> Iterator[tuple[str, SearchText | FoundLines]]:
+    """What the matcher takes, in path order: the lines the positional index found in the files it serves
+    (a served file it found nothing in has no match), and the text of every other candidate to scan."""
+    scanned = (path for path in paths if served is None or not served.serves(path))
+    texts = ((path, text) for path in scanned if (text := _searchable(snapshot, path)) is not None)
+    if served is None:
+        return texts
+    found = served.found()
+    if allowed is not None:
+        found = [item for item in found if allowed(item[0])]
+    return heapq.merge(found, texts, key=lambda item: item[0])
 
 
 def _searchable(snapshot: Snapshot, path: str) -> SearchText | None:

@@ -1,0 +1,451 @@
+"""Where every trigram of the stored files' text lies: exact matching lines without scanning the files.
+
+Pruning whole files with the trigram index (`trigram`) cannot make a common literal fast: `import` is in
+2,451 of Django's 5,408 files, 23 of its 32 MiB, and scanning those is most of scanning everything. This
+index keeps the positions instead (Zoekt's design): the text of the files as they were saved, one blob,
+and for each trigram of its ASCII-lowercased bytes the sorted positions where it starts. A literal's
+occurrences are the positions of its rarest trigram shifted back by that trigram's offset in the
+literal, each confirmed against the blob's bytes, so the work grows with the matches, not the text.
+
+What it holds (flat arrays, memory-mapped in place by a restart, `mapped.write_arrays`):
+  - `blob`: each file's scan-ready bytes (`SearchText.data`: UTF-8, CRLF folded to LF), each followed by
+    one `\\n`, so no literal without a newline matches across two files and `^`, `$`, `\\b` see a line
+    break at a file's end as they see the end of the file's own text;
+  - `starts` (a file's first byte; one more entry, the blob's end), `first_lines` (how many `\\n` of the
+    blob lie before a file: a global line number minus it is the line in the file), `newlines` (every `\\n`
+    of the blob), `flags` (ascii, plain_case), `paths` and `digests` (what each file was at the build);
+  - per block of files (`BLOCK_BYTES`), an independent CSR: sorted unique trigram codes, offsets into
+    the positions, and the positions (global, uint32: the blob is capped at `MAX_BLOB`).
+A file is served from it only while its digest is the one stored and no unsaved buffer covers it;
+everything else (new, edited, or a query it cannot answer) goes through the scanner (`textsearch`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import cached_property, partial, reduce
+from itertools import repeat
+
+import numpy as np
+
+from . import regexplan
+from .textsearch import WORD_BYTES, FoundLines, SearchText, TextQuery, compile_query, plain_needle, searcher
+
+__all__ = ["MAX_BLOB", "DamagedPositions", "Served", "TextPositions"]
+
+# Files are indexed in blocks of about this much text: the build's transient arrays (codes, positions,
+# the sort's permutations: ~30 bytes a byte of text) stay around 250 MB whatever the repository's size,
+# and each block's sort is of a few million keys. Django is four blocks.
+BLOCK_BYTES = 8 << 20
+# Positions are uint32: text past this many bytes (4 GiB) is left to the scanner.
+MAX_BLOB = (1 << 32) - 1
+# Trigrams never worth looking up, left out of the postings: three spaces (17% of Django's positions;
+# indentation, the worst anchor there is) and any with a newline (a literal with one is left to RE2).
+_SPACES = 0x202020
+_NEWLINE = ord("\n")
+_ASCII = 1  # flags: the file's text is ASCII
+_PLAIN_CASE = 2  # ... it holds no character RE2 folds to an ASCII letter (`SearchText.plain_case`)
+# ASCII lowercasing as a byte table, for confirming occurrences in bulk (what `bytes.lower` does).
+LOWER = np.arange(256, dtype=np.uint8)
+LOWER[ord("A") : ord("Z") + 1] += 32
+# Bytes that continue an identifier, as `textsearch` judges a whole-word match (>= 0x80: part of a letter).
+WORD = np.zeros(256, dtype=bool)
+WORD[list(WORD_BYTES)] = True
+WORD[0x80:] = True
+_EMPTY = np.zeros(0, dtype=np.int64)
+# A record as `match_text` keeps it: file number among the files it took, 0-based line, byte span.
+_Record = tuple[int, int, int, int]
+
+
+class DamagedPositions(ValueError):
+    """Stored arrays that do not fit together (the index is built again)."""
+
+
+@dataclass(frozen=True)
+class _Block:
+    codes: np.ndarray  # sorted unique trigram codes (uint32)
+    offsets: np.ndarray  # positions of codes[i] are positions[offsets[i]:offsets[i + 1]] (int64)
+    positions: np.ndarray  # global blob offsets, ascending within a code (uint32)
+
+
+@dataclass(frozen=True)
+class TextPositions:
+    """The positional index of one set of files as they were saved (see the module's docstring)."""
+
+    blob: np.ndarray  # uint8
+    starts: np.ndarray  # int64, one per file and the blob's end
+    first_lines: np.ndarray  # int64, one per file
+    newlines: np.ndarray  # uint32
+    flags: np.ndarray  # uint8, one per file
+    paths: tuple[str, ...]
+    digests: tuple[str, ...]
+    blocks: tuple[_Block, ...]
+
+    @classmethod
+    def build(cls, files: Iterable[tuple[str, str, SearchText]]) -> TextPositions:
+        """The index of `files` (path, digest, scan-ready text), in the order given (path order, for searches)."""
+        paths: list[str] = []
+        digests: list[str] = []
+        datas: list[bytes] = []
+        flags: list[int] = []
+        size = 0
+        for path, digest, text in files:
+            if size + len(text.data) + 1 > MAX_BLOB:
+                break
+            paths.append(path)
+            digests.append(digest)
+            datas.append(text.data)
+            flags.append((_ASCII if text.ascii else 0) | (_PLAIN_CASE if text.plain_case else 0))
+            size += len(text.data) + 1
+        lengths = np.fromiter((len(data) + 1 for data in datas), dtype=np.int64, count=len(datas))
+        starts = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+        joined = b"".join(data + b"\n" for data in datas)
+        del datas
+        blob = np.frombuffer(joined, dtype=np.uint8)
+        newlines = np.flatnonzero(blob == _NEWLINE).astype(np.uint32)
+        first_lines = np.searchsorted(newlines, starts[:-1]).astype(np.int64)
+        lowered = LOWER[blob]
+        blocks = tuple(_block(lowered, int(starts[first]), int(starts[last]))
+                       for first, last in _block_bounds(lengths))
+        return cls(blob, starts, first_lines, newlines, np.asarray(flags, dtype=np.uint8), tuple(paths),
+                   tuple(digests), blocks)
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The index as named flat arrays, for `mapped.write_arrays`."""
+        named = {"blob": self.blob, "starts": self.starts, "first_lines": self.first_lines,
+                 "newlines": self.newlines, "flags": self.flags, "paths": _joined(self.paths),
+                 "digests": _joined(self.digests)}
+        for number, block in enumerate(self.blocks):
+            named |= {f"codes.{number}": block.codes, f"offsets.{number}": block.offsets,
+                      f"positions.{number}": block.positions}
+        return named
+
+    @classmethod
+    def from_arrays(cls, arrays: Mapping[str, np.ndarray]) -> TextPositions:
+        """The index `arrays` describe; raises DamagedPositions when they do not fit together."""
+        try:
+            blob, starts, first_lines, newlines, flags = (
+                arrays[name] for name in ("blob", "starts", "first_lines", "newlines", "flags"))
+            paths, digests = _split(arrays["paths"]), _split(arrays["digests"])
+            count = sum(1 for name in arrays if name.startswith("codes."))
+            blocks = tuple(_Block(arrays[f"codes.{n}"], arrays[f"offsets.{n}"], arrays[f"positions.{n}"])
+                           for n in range(count))
+        except (KeyError, UnicodeError) as error:
+            raise DamagedPositions(f"stored text positions do not decode: {error}") from None
+        files = len(paths)
+        if not (blob.dtype == np.uint8 and starts.dtype == np.int64 and first_lines.dtype == np.int64
+                and newlines.dtype == np.uint32 and flags.dtype == np.uint8 and len(digests) == files
+                and starts.shape == (files + 1,) and first_lines.shape == flags.shape == (files,)
+                and int(starts[0]) == 0 and int(starts[-1]) == blob.size
+                and all(_fits(block) for block in blocks)):
+            raise DamagedPositions("stored text positions do not fit together")
+        return cls(blob, starts, first_lines, newlines, flags, paths, digests, blocks)
+
+    @cached_property
+    def numbers(self) -> dict[str, int]:
+        """Each stored path's file number."""
+        return {path: number for number, path in enumerate(self.paths)}
+
+    @cached_property
+    def text(self) -> memoryview:
+        """The blob as a buffer RE2 reads and slices are cut from (a view of the mapping, not a copy)."""
+        return self.blob.data.cast("B")
+
+    def file_view(self, number: int) -> memoryview:
+        """The scan-ready bytes of stored file `number` (its text without the separator), in place."""
+        return self.text[int(self.starts[number]) : int(self.starts[number + 1]) - 1]
+
+    def file_bytes(self, number: int) -> bytes:
+        return bytes(self.file_view(number))
+
+    @cached_property
+    def sizes(self) -> list[int]:
+        """Each file's size in bytes (without its separator)."""
+        return (np.diff(self.starts) - 1).tolist()
+
+    @cached_property
+    def ascii(self) -> list[bool]:
+        """Whether each file's text is ASCII."""
+        return (self.flags & _ASCII).astype(bool).tolist()
+
+    @cached_property
+    def folded_apart(self) -> frozenset[str]:
+        """The stored files that are not `plain_case`: a query that folds case scans them."""
+        plain = (self.flags & _PLAIN_CASE).astype(bool).tolist()
+        return frozenset(path for path, kept in zip(self.paths, plain, strict=True) if not kept)
+
+    def served(self, query: TextQuery, current: frozenset[str]) -> Served | None:
+        """What this index answers of `query` in the `current` files (stored as they are now, no buffer
+        over them); None when it answers nothing of it (every file is scanned then)."""
+        if query.kind == "regex":
+            lines = self._regex_lines(query)
+            return None if lines is None else Served(self, current, True, _RegexLines(self, query, lines))
+        needle = plain_needle(query)
+        if needle is None:
+            return None
+        found = self.occurrences(needle, query.case_sensitive)
+        if found is None:
+            return None
+        return Served(self, current, not query.case_sensitive,
+                      _LiteralLines(self, found, len(needle), query.kind == "identifier"))
+
+    def _regex_lines(self, query: TextQuery) -> np.ndarray | None:
+        """The global lines that hold every literal of one of the regex's plan clauses, ascending.
+
+        The plan is taken case-insensitively (as `textsearch`'s guide is), so it holds whatever flags the
+        pattern sets inside, in `plain_case` files; a clause with a literal this index cannot look up (not
+        ASCII, or only spaces and newlines) makes the whole query a scan.
+        """
+        plan = regexplan.plan(query.pattern, True)
+        if plan is None:
+            return None
+        clauses = []
+        for clause in plan:
+            if not all(literal.isascii() for literal in clause):
+                return None
+            looked = [self.occurrences(literal.encode("ascii"), False) for literal in clause]
+            if any(found is None for found in looked):
+                return None
+            clauses.append(reduce(_intersected, (_distinct(self.lines_of(found)) for found in looked
+                                                 if found is not None)))
+        return np.unique(np.concatenate(clauses)) if len(clauses) > 1 else clauses[0]
+
+    def occurrences(self, needle: bytes, case_sensitive: bool) -> np.ndarray | None:
+        """Every position (int64, ascending) where `needle` starts in the blob, exactly when
+        `case_sensitive`, else in the ASCII-lowercased blob (`needle` given lowercased); None when no
+        trigram of it is in the postings (shorter than 3 bytes, or only spaces and newlines).
+
+        Occurrences may overlap (`aaa` in `aaaa` starts twice); the caller keeps what it needs.
+        """
+        wanted = np.frombuffer(needle, dtype=np.uint8)
+        folded = LOWER[wanted]
+        if wanted.size < 3:
+            return None
+        codes = folded[:-2].astype(np.uint32) << 16 | folded[1:-1].astype(np.uint32) << 8 | folded[2:]
+        usable = np.flatnonzero((codes != _SPACES) & ~(wanted == _NEWLINE)[:-2]
+                                & ~(wanted == _NEWLINE)[1:-1] & ~(wanted == _NEWLINE)[2:])
+        if usable.size == 0:
+            return None
+        codes, shifts = codes[usable], usable
+        found = [self._confirmed(self._anchored(block, codes, shifts), wanted, case_sensitive)
+                 for block in self.blocks]
+        return np.concatenate(found) if found else _EMPTY
+
+    def _anchored(self, block: _Block, codes: np.ndarray, shifts: np.ndarray) -> np.ndarray:
+        """Where the needle may start in one block: its rarest trigram's positions less its offset."""
+        at = np.searchsorted(block.codes, codes)
+        if (at >= block.codes.size).any() or (block.codes[np.minimum(at, block.codes.size - 1)] != codes).any():
+            return _EMPTY  # a trigram of the needle is nowhere in the block
+        counts = block.offsets[at + 1] - block.offsets[at]
+        rarest = int(np.argmin(counts))
+        start = int(block.offsets[at[rarest]])
+        return block.positions[start : start + int(counts[rarest])].astype(np.int64) - int(shifts[rarest])
+
+    def _confirmed(self, candidates: np.ndarray, wanted: np.ndarray, case_sensitive: bool) -> np.ndarray:
+        """The candidates where the blob holds the needle: all compared at once, a row of bytes each."""
+        candidates = candidates[(candidates >= 0) & (candidates + wanted.size <= self.blob.size)]
+        if candidates.size == 0:
+            return _EMPTY
+        window = self.blob[candidates[:, None] + np.arange(wanted.size)]
+        if not case_sensitive:
+            window = LOWER[window]
+        return candidates[(window == wanted).all(axis=1)]
+
+    def files_of(self, positions: np.ndarray) -> np.ndarray:
+        """The file number of each blob position."""
+        return np.searchsorted(self.starts, positions, side="right") - 1
+
+    def lines_of(self, positions: np.ndarray) -> np.ndarray:
+        """The global line number of each blob position (how many `\\n` lie before it). The positions are
+        cast to the newlines' uint32 first: searching int64 ones made numpy copy all the newlines, every time."""
+        return np.searchsorted(self.newlines, positions.astype(np.uint32))
+
+
+class _LiteralLines:
+    """A literal's records, made at once for every file from its occurrences (`match_text`'s rules: one
+    record per line, its first occurrence; for an identifier the line's first whole-word one if any,
+    which is then a whole-word record, else a substring record)."""
+
+    def __init__(self, positions: TextPositions, found: np.ndarray, size: int, rank_words: bool) -> None:
+        lines = positions.lines_of(found)
+        first = _firsts(lines)
+        if rank_words:
+            blob = positions.blob
+            whole = ~WORD[blob[found + size]] & ~(WORD[blob[np.maximum(found - 1, 0)]] & (found > 0))
+            words, word_lines = found[whole], lines[whole]
+            word_first = _firsts(word_lines)
+            words, word_lines = words[word_first], word_lines[word_first]
+            others, other_lines = found[first], lines[first]
+            keep = ~np.isin(other_lines, word_lines, assume_unique=True)
+            self.whole = _Records(positions, words, word_lines, size)
+            self.partial = _Records(positions, others[keep], other_lines[keep], size)
+        else:
+            self.whole = _Records(positions, found[first], lines[first], size)
+            self.partial = _Records(positions, _EMPTY, _EMPTY, size)
+        self.files = sorted(self.whole.bounds.keys() | self.partial.bounds.keys())
+
+    def __call__(self, number: int, file: int) -> tuple[list[_Record], list[_Record]]:
+        return self.whole.of(number, file), self.partial.of(number, file)
+
+
+class _Records:
+    """Records of one kind as lists (line in the file, start, end), each file's a run of them."""
+
+    def __init__(self, positions: TextPositions, found: np.ndarray, lines: np.ndarray, size: int) -> None:
+        files = positions.files_of(found)
+        numbers, heads = np.unique(files, return_index=True)
+        ends = np.append(heads, files.size)[1:]
+        self.bounds = dict(zip(numbers.tolist(), zip(heads.tolist(), ends.tolist(), strict=True), strict=True))
+        starts = found - positions.starts[files]
+        self.lines = (lines - positions.first_lines[files]).tolist()
+        self.starts = starts.tolist()
+        self.ends = (starts + size).tolist()
+
+    def of(self, number: int, file: int) -> list[_Record]:
+        bounds = self.bounds.get(file)
+        if bounds is None:
+            return []
+        low, high = bounds
+        return list(zip(repeat(number, high - low), self.lines[low:high], self.starts[low:high],
+                        self.ends[low:high], strict=True))
+
+
+class _RegexLines:
+    """A regex's records: RE2 over each candidate line of a file, when the scan reaches the file.
+
+    RE2 reads the file's own bytes (a view of the blob, not the blob), searching from the line's start
+    to its end, so `^`, `$`, `\\A`, `\\z` and `\\b` see what they see when the file is scanned; a match
+    never spans lines (`never_nl`), so the line's first match is the one the scan records.
+    """
+
+    def __init__(self, positions: TextPositions, query: TextQuery, lines: np.ndarray) -> None:
+        self.positions = positions
+        self.search = searcher(compile_query(query, 0))
+        begins = np.where(lines > 0, positions.newlines[np.maximum(lines - 1, 0)].astype(np.int64) + 1, 0)
+        files = positions.files_of(begins)
+        numbers, heads = np.unique(files, return_index=True)
+        ends = np.append(heads, files.size)[1:]
+        self.bounds = dict(zip(numbers.tolist(), zip(heads.tolist(), ends.tolist(), strict=True), strict=True))
+        self.files = numbers.tolist()
+        base = positions.starts[files]
+        self.lines = (lines - positions.first_lines[files]).tolist()
+        self.begins = (begins - base).tolist()
+        self.ends = (positions.newlines[lines].astype(np.int64) - base).tolist()
+
+    def __call__(self, number: int, file: int) -> tuple[list[_Record], list[_Record]]:
+        bounds = self.bounds.get(file)
+        if bounds is None:
+            return [], []
+        low, high = bounds
+        view, search = self.positions.file_view(file), self.search
+        records = []
+        for line, begin, end in zip(self.lines[low:high], self.begins[low:high], self.ends[low:high], strict=True):
+            span = search(view, begin, end)  # type: ignore[arg-type]
+            if span is not None:
+                records.append((number, line, span[0], span[1]))
+        return records, []
+
+
+class Served:
+    """What the positional index answers of one query: the files it serves (`current` ones, `plain_case`
+    too where the query folds case), and `FoundLines` for those with a match, in path order (`found`)."""
+
+    def __init__(self, positions: TextPositions, current: frozenset[str], folds: bool,
+                 lines: _LiteralLines | _RegexLines) -> None:
+        self.positions, self.current, self.lines = positions, current, lines
+        self.apart = positions.folded_apart if folds else frozenset()
+
+    def serves(self, path: str) -> bool:
+        return path in self.current and path not in self.apart
+
+    def found(self) -> list[tuple[str, FoundLines]]:
+        """The served files with a match, in path order, each with its lines."""
+        positions, lines = self.positions, self.lines
+        paths, sizes, ascii = positions.paths, positions.sizes, positions.ascii
+        made = [(paths[number], FoundLines(sizes[number], ascii[number], partial(positions.file_bytes, number),
+                                           partial(_numbered, lines, number)))
+                for number in lines.files if self.serves(paths[number])]
+        made.sort(key=lambda item: item[0])
+        return made
+
+
+def _numbered(lines: _LiteralLines | _RegexLines, file: int, number: int) -> tuple[list[_Record], list[_Record]]:
+    return lines(number, file)
+
+
+def _firsts(lines: np.ndarray) -> np.ndarray:
+    """Where each run of equal (sorted) values starts, as a mask."""
+    return np.r_[True, lines[1:] != lines[:-1]] if lines.size else np.zeros(0, dtype=bool)
+
+
+def _distinct(values: np.ndarray) -> np.ndarray:
+    """The distinct values of a sorted array (np.unique sorts again, and hashes: 10x slower here)."""
+    return values[_firsts(values)]
+
+
+def _intersected(left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """The values in both sorted distinct arrays: the smaller one looked up in the larger."""
+    small, large = (left, right) if left.size <= right.size else (right, left)
+    if large.size == 0:
+        return large
+    at = np.minimum(np.searchsorted(large, small), large.size - 1)
+    return small[large[at] == small]
+
+
+def _block_bounds(lengths: np.ndarray) -> list[tuple[int, int]]:
+    """(first, last) file numbers of each block: whole files, about BLOCK_BYTES of text each."""
+    bounds = []
+    first, held = 0, 0
+    for number, length in enumerate(lengths.tolist()):
+        held += length
+        if held >= BLOCK_BYTES:
+            bounds.append((first, number + 1))
+            first, held = number + 1, 0
+    if first < lengths.size:
+        bounds.append((first, int(lengths.size)))
+    return bounds
+
+
+def _block(lowered: np.ndarray, start: int, end: int) -> _Block:
+    """The CSR postings of the trigrams starting in lowered[start:end], positions ascending per code.
+
+    Sorted by two stable radix passes (the low 16 bits, then the high 8) rather than one sort of
+    the 24-bit codes: numpy sorts 8- and 16-bit keys by counting.
+    """
+    part = lowered[start:end]
+    if part.size < 3:
+        return _Block(np.zeros(0, np.uint32), np.zeros(1, np.int64), np.zeros(0, np.uint32))
+    first, second, third = part[:-2], part[1:-1], part[2:]
+    keep = (first != _NEWLINE) & (second != _NEWLINE) & (third != _NEWLINE)
+    keep &= ~((first == 0x20) & (second == 0x20) & (third == 0x20))
+    where = np.flatnonzero(keep)
+    low = (second[where].astype(np.uint16) << 8) | third[where]
+    order = np.argsort(low, kind="stable")
+    del low
+    high = first[where][order]
+    order = order[np.argsort(high, kind="stable")]
+    del high
+    where = where[order]
+    del order
+    codes = first[where].astype(np.uint32) << 16 | second[where].astype(np.uint32) << 8 | third[where]
+    heads = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]]) if codes.size else _EMPTY
+    offsets = np.append(heads, codes.size).astype(np.int64)
+    return _Block(codes[heads], offsets, (where + start).astype(np.uint32))
+
+
+def _fits(block: _Block) -> bool:
+    """Whether a block's arrays fit together (a position past the blob is never read: `_confirmed` bounds them)."""
+    codes, offsets, positions = block.codes, block.offsets, block.positions
+    return (codes.dtype == np.uint32 and offsets.dtype == np.int64 and positions.dtype == np.uint32
+            and offsets.shape == (codes.size + 1,) and int(offsets[0]) == 0 and int(offsets[-1]) == positions.size
+            and bool((offsets[1:] > offsets[:-1]).all()) and bool((codes[1:] > codes[:-1]).all()))
+
+
+def _joined(names: Iterable[str]) -> np.ndarray:
+    return np.frombuffer("\n".join(names).encode("utf-8", "surrogatepass"), dtype=np.uint8)
+
+
+def _split(array: np.ndarray) -> tuple[str, ...]:
+    text = array.tobytes().decode("utf-8", "surrogatepass")
+    return tuple(text.split("\n")) if text else ()
