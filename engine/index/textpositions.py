@@ -22,15 +22,23 @@ everything else (new, edited, or a query it cannot answer) goes through the scan
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property, partial, reduce
-from itertools import repeat
 
 import numpy as np
 
 from . import regexplan
-from .textsearch import WORD_BYTES, FoundLines, SearchText, TextQuery, compile_query, plain_needle, searcher
+from .textsearch import (
+    WORD_BYTES,
+    FoundFiles,
+    FoundRecords,
+    SearchText,
+    TextQuery,
+    compile_query,
+    plain_needle,
+    searcher,
+)
 
 __all__ = ["MAX_BLOB", "DamagedPositions", "Served", "TextPositions"]
 
@@ -283,32 +291,36 @@ class _LiteralLines:
         else:
             self.whole = _Records(positions, found[first], lines[first], size)
             self.partial = _Records(positions, _EMPTY, _EMPTY, size)
-        self.files = sorted(self.whole.bounds.keys() | self.partial.bounds.keys())
+        self.files = np.union1d(self.whole.files, self.partial.files).tolist()
 
-    def __call__(self, number: int, file: int) -> tuple[list[_Record], list[_Record]]:
-        return self.whole.of(number, file), self.partial.of(number, file)
+    def __call__(self, numbers: np.ndarray, base: int, stop: Callable[[], bool]) -> FoundRecords:
+        whole, whole_ends = self.whole.of(numbers, base)
+        partial, partial_ends = self.partial.of(numbers, base)
+        return FoundRecords(whole, partial, whole_ends, partial_ends, numbers.size)
 
 
 class _Records:
-    """Records of one kind as lists (line in the file, start, end), each file's a run of them."""
+    """Records of one kind (file, line in the file, start, end), in file order."""
 
     def __init__(self, positions: TextPositions, found: np.ndarray, lines: np.ndarray, size: int) -> None:
-        files = positions.files_of(found)
-        numbers, heads = np.unique(files, return_index=True)
-        ends = np.append(heads, files.size)[1:]
-        self.bounds = dict(zip(numbers.tolist(), zip(heads.tolist(), ends.tolist(), strict=True), strict=True))
-        starts = found - positions.starts[files]
-        self.lines = (lines - positions.first_lines[files]).tolist()
-        self.starts = starts.tolist()
-        self.ends = (starts + size).tolist()
+        self.file_of = positions.files_of(found)
+        self.files = _distinct(self.file_of)
+        self.starts = found - positions.starts[self.file_of]
+        self.lines = lines - positions.first_lines[self.file_of]
+        self.size = size
 
-    def of(self, number: int, file: int) -> list[_Record]:
-        bounds = self.bounds.get(file)
-        if bounds is None:
-            return []
-        low, high = bounds
-        return list(zip(repeat(number, high - low), self.lines[low:high], self.starts[low:high],
-                        self.ends[low:high], strict=True))
+    def of(self, numbers: np.ndarray, base: int) -> tuple[list[_Record], list[int]]:
+        """The records of the files `numbers` (ascending), numbered from `base` in that order, and how many
+        the files up to each one hold."""
+        low, high = np.searchsorted(self.file_of, [numbers[0], numbers[-1] + 1])
+        file_of = self.file_of[low:high]
+        local = np.minimum(np.searchsorted(numbers, file_of), numbers.size - 1)
+        kept = numbers[local] == file_of  # files between the run's that it does not serve are not its own
+        local = local[kept]
+        starts = self.starts[low:high][kept]
+        made = list(zip((local + base).tolist(), self.lines[low:high][kept].tolist(), starts.tolist(),
+                        (starts + self.size).tolist(), strict=True))
+        return made, np.searchsorted(local, np.arange(numbers.size), side="right").tolist()
 
 
 class _RegexLines:
@@ -333,23 +345,29 @@ class _RegexLines:
         self.begins = (begins - base).tolist()
         self.ends = (positions.newlines[lines].astype(np.int64) - base).tolist()
 
-    def __call__(self, number: int, file: int) -> tuple[list[_Record], list[_Record]]:
-        bounds = self.bounds.get(file)
-        if bounds is None:
-            return [], []
-        low, high = bounds
-        view, search = self.positions.file_view(file), self.search
-        records = []
-        for line, begin, end in zip(self.lines[low:high], self.begins[low:high], self.ends[low:high], strict=True):
-            span = search(view, begin, end)  # type: ignore[arg-type]
-            if span is not None:
-                records.append((number, line, span[0], span[1]))
-        return records, []
+    def __call__(self, numbers: np.ndarray, base: int, stop: Callable[[], bool]) -> FoundRecords:
+        """RE2 over the files' candidate lines, asking `stop` before each file but the first (the scan's
+        loop has asked before it)."""
+        records: list[_Record] = []
+        ends: list[int] = []
+        search = self.search
+        for at, file in enumerate(numbers.tolist()):
+            if at and stop():
+                return FoundRecords(records, [], ends, [0] * len(ends), at)
+            low, high = self.bounds.get(file, (0, 0))
+            view, number = self.positions.file_view(file), base + at
+            for line, begin, end in zip(self.lines[low:high], self.begins[low:high], self.ends[low:high],
+                                        strict=True):
+                span = search(view, begin, end)  # type: ignore[arg-type]
+                if span is not None:
+                    records.append((number, line, span[0], span[1]))
+            ends.append(len(records))
+        return FoundRecords(records, [], ends, [0] * len(ends), numbers.size)
 
 
 class Served:
     """What the positional index answers of one query: the files it serves (`current` ones, `plain_case`
-    too where the query folds case), and `FoundLines` for those with a match, in path order (`found`)."""
+    too where the query folds case), and the lines of those with a match, as runs (`run`)."""
 
     def __init__(self, positions: TextPositions, current: frozenset[str], folds: bool,
                  lines: _LiteralLines | _RegexLines) -> None:
@@ -359,19 +377,25 @@ class Served:
     def serves(self, path: str) -> bool:
         return path in self.current and path not in self.apart
 
-    def found(self) -> list[tuple[str, FoundLines]]:
-        """The served files with a match, in path order, each with its lines."""
-        positions, lines = self.positions, self.lines
-        paths, sizes, ascii = positions.paths, positions.sizes, positions.ascii
-        made = [(paths[number], FoundLines(sizes[number], ascii[number], partial(positions.file_bytes, number),
-                                           partial(_numbered, lines, number)))
-                for number in lines.files if self.serves(paths[number])]
-        made.sort(key=lambda item: item[0])
+    def found(self) -> list[tuple[str, int]]:
+        """The served files with a match, in path order: (path, file number)."""
+        paths = self.positions.paths
+        made = [(paths[number], number) for number in self.lines.files if self.serves(paths[number])]
+        made.sort()
         return made
 
+    def run(self, files: Sequence[tuple[str, int]]) -> FoundFiles:
+        """The lines of some of `found`'s files, consecutive in path order, for `match_text`."""
+        positions, lines = self.positions, self.lines
+        numbers = np.fromiter((number for _, number in files), dtype=np.int64, count=len(files))
+        sizes, ascii = positions.sizes, positions.ascii
+        return FoundFiles([path for path, _ in files], [sizes[number] for _, number in files],
+                          [ascii[number] for _, number in files],
+                          partial(_file_bytes, positions, numbers), partial(lines, numbers))
 
-def _numbered(lines: _LiteralLines | _RegexLines, file: int, number: int) -> tuple[list[_Record], list[_Record]]:
-    return lines(number, file)
+
+def _file_bytes(positions: TextPositions, numbers: np.ndarray, at: int) -> bytes:
+    return positions.file_bytes(int(numbers[at]))
 
 
 def _firsts(lines: np.ndarray) -> np.ndarray:

@@ -19,10 +19,11 @@ from __future__ import annotations
 import re
 import threading
 import time
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import accumulate
 from typing import Literal
 
 import numpy as np
@@ -98,7 +99,7 @@ class TextResult:
 class _File:
     """A file with matches: what turning one of them into a Hit needs, its language looked up once.
 
-    Its bytes are a `SearchText`'s, or read on first use (`FoundLines.data`: a file served from the
+    Its bytes are a `SearchText`'s, or read on first use (`FoundFiles.data`: a file served from the
     positional index is copied out of it only when one of its lines becomes a Hit)."""
 
     def __init__(self, path: str, data: bytes | Callable[[], bytes], ascii: bool) -> None:
@@ -122,19 +123,32 @@ _Line = tuple[int, int, int, int]
 
 
 @dataclass(frozen=True)
-class FoundLines:
-    """One file's matching lines found without scanning it (by `textpositions`), for `match_text` to take
-    in its place among the scanned files: the records it would have made, asked for only when the scan
-    reaches the file (so limits, the budget and cancelling stop it where they stop a scan).
+class FoundFiles:
+    """A run of files, consecutive in path order, whose matching lines were found without scanning them
+    (by `textpositions`), for `match_text` to take in their place: the records a scan would have made.
 
-    `records(number)` gives the whole-word and the other records of the file, numbered `number`; `data`
-    reads its scan-ready bytes, for the Hits shown; `size` is what a scan would have read of it.
+    `records(base, stop)` makes them, the files numbered from `base` on in order: the whole-word and the
+    other records, how many of each the files up to each one hold (cumulative, one entry per file), and
+    how many files it went through before `stop` said stop (all of them, unless it did). `data(i)` reads
+    the i-th file's scan-ready bytes, for the Hits shown; `sizes` is what a scan would have read of each.
     """
 
-    size: int
-    ascii: bool
-    data: Callable[[], bytes]
-    records: Callable[[int], tuple[list[_Line], list[_Line]]]
+    paths: list[str]
+    sizes: list[int]
+    ascii: list[bool]
+    data: Callable[[int], bytes]
+    records: Callable[[int, Callable[[], bool]], FoundRecords]
+
+
+@dataclass(frozen=True)
+class FoundRecords:
+    """What `FoundFiles.records` gives (see there)."""
+
+    whole: list[_Line]
+    partial: list[_Line]
+    whole_ends: list[int]
+    partial_ends: list[int]
+    done: int
 
 
 @dataclass(frozen=True)
@@ -273,7 +287,7 @@ PARTIAL_SCAN_FACTOR = 5
 
 def search_text(
     query: TextQuery,
-    files: Iterable[tuple[str, str | SearchText | FoundLines]],
+    files: Iterable[tuple[str, str | SearchText | FoundFiles]],
     limit: int = 200,
     max_bytes_scanned: int | None = None,
     budget_s: float | None = SCAN_BUDGET_S,
@@ -286,15 +300,16 @@ def search_text(
 
 def match_text(
     query: TextQuery,
-    files: Iterable[tuple[str, str | SearchText | FoundLines]],
+    files: Iterable[tuple[str, str | SearchText | FoundFiles]],
     limit: int = 200,
     max_bytes_scanned: int | None = None,
     budget_s: float | None = SCAN_BUDGET_S,
     cancel: threading.Event | None = None,
 ) -> TextMatches:
     """Matching lines of `files` (path, content), best first; stops at `limit` lines, the byte budget,
-    the time budget or `cancel`, checked between files and between slices of a file. A file given as
-    `FoundLines` (served from the positional index) is not scanned: its records are taken as they are.
+    the time budget or `cancel`, checked between files and between slices of a file. Files given as
+    `FoundFiles` (served from the positional index) are not scanned: their records are taken as they
+    are, and the run is cut where a scan of its files would have stopped (`_taken`).
 
     The scan records each matching line as a small tuple: building the Hits of thousands of lines is
     what made a many-hit search cost as much as scanning the repository without an index (issue 17).
@@ -323,15 +338,16 @@ def match_text(
             break
         in_order = in_order and path >= previous
         previous = path
-        if isinstance(content, FoundLines):
-            scanned += content.size
-            found_whole, found_partial = content.records(len(scanned_files))
-            if found_whole or found_partial:
-                scanned_files.append(_File(path, content.data, content.ascii))
-                whole += found_whole
-                partial += found_partial
-            if len(whole) > limit or len(partial) > PARTIAL_SCAN_FACTOR * limit:
-                reason = REASON_LIMIT
+        if isinstance(content, FoundFiles):
+            previous = content.paths[-1]
+            found = content.records(len(scanned_files), stop)
+            taken, reason = _taken(content, found, scanned, max_bytes_scanned, len(whole), len(partial), limit)
+            scanned += sum(content.sizes[:taken])
+            scanned_files.extend(_File(content.paths[at], partial_data(content.data, at), content.ascii[at])
+                                 for at in range(taken))
+            whole += found.whole[: found.whole_ends[taken - 1]] if taken else []
+            partial += found.partial[: found.partial_ends[taken - 1]] if taken else []
+            if reason:
                 break
             continue
         text = content if isinstance(content, SearchText) else SearchText(content)
@@ -361,6 +377,33 @@ def match_text(
         partial = partial[: max(limit - len(whole), 0)]
         whole = whole[:limit]
     return TextMatches(whole, partial, bool(reason), reason, scanned_files)
+
+
+def _taken(content: FoundFiles, found: FoundRecords, scanned: int, max_bytes: int | None, whole: int,
+           partial: int, limit: int) -> tuple[int, str]:
+    """How many files of a run a scan would have gone through, and why it stopped there ("" if it did not).
+
+    As `match_text`'s loop asks them: the byte budget, then the time budget, before each file; the limits
+    after it. So a limit reached after file i stops before the budgets asked before file i + 1.
+    """
+    count = len(content.paths)
+    over = min(bisect_right(found.whole_ends, limit - whole),  # the first file after which whole > limit
+               bisect_right(found.partial_ends, PARTIAL_SCAN_FACTOR * limit - partial))
+    if over < count:
+        count, reason = over + 1, REASON_LIMIT
+    else:
+        reason = ""
+    if max_bytes is not None:
+        spent = bisect_left(list(accumulate(content.sizes, initial=scanned)), max_bytes, hi=count)
+        if spent < count:  # the first file the byte budget is spent before
+            count, reason = spent, REASON_BYTES
+    if found.done < count:
+        count, reason = found.done, REASON_TIME
+    return count, reason
+
+
+def partial_data(data: Callable[[int], bytes], at: int) -> Callable[[], bytes]:
+    return lambda: data(at)
 
 
 class _Stop:

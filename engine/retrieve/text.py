@@ -3,9 +3,8 @@ identifier or a regex, and BM25 over chunks, re-ranked by what the question name
 
 from __future__ import annotations
 
-import heapq
 import threading
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
@@ -16,7 +15,7 @@ import pathspec
 from ..index.lexical import LexicalIndex
 from ..index.snapshot import Snapshot
 from ..index.textpositions import Served
-from ..index.textsearch import FoundLines, SearchText, TextMatches, TextQuery, candidate_plan, match_text
+from ..index.textsearch import FoundFiles, SearchText, TextMatches, TextQuery, candidate_plan, match_text
 from ..model.memory import IdentityCache
 from ..model.profiles import LEXICAL_CANDIDATES
 from ..model.records import Chunk, FileRecord, Hit, ParsedFile, Symbol
@@ -261,17 +260,25 @@ def literal_matches(snapshot: Snapshot, query: TextQuery, limit: int,
 
 
 def _contents(snapshot: Snapshot, paths: Sequence[str], served: Served | None,
-              allowed: Callable[[str], bool] | None) -> Iterator[tuple[str, SearchText | FoundLines]]:
-    """What the matcher takes, in path order: the lines the positional index found in the files it serves
-    (a served file it found nothing in has no match), and the text of every other candidate to scan."""
-    scanned = (path for path in paths if served is None or not served.serves(path))
-    texts = ((path, text) for path in scanned if (text := _searchable(snapshot, path)) is not None)
-    if served is None:
-        return texts
-    found = served.found()
+              allowed: Callable[[str], bool] | None) -> Iterator[tuple[str, SearchText | FoundFiles]]:
+    """What the matcher takes, in path order: the text of each candidate to scan, and between them, as one
+    run, the files the positional index serves that it found lines in (a served file without any has no
+    match). Runs keep a many-hit search from paying per file: `import` is in 2,451 of Django's files."""
+    scanned = [path for path in paths if served is None or not served.serves(path)]
+    found = served.found() if served is not None else []
     if allowed is not None:
         found = [item for item in found if allowed(item[0])]
-    return heapq.merge(found, texts, key=lambda item: item[0])
+    taken = 0
+    for path in scanned:
+        upto = bisect_left(found, (path, -1), lo=taken)
+        if upto > taken and served is not None:
+            yield found[taken][0], served.run(found[taken:upto])
+            taken = upto
+        text = _searchable(snapshot, path)
+        if text is not None:
+            yield path, text
+    if taken < len(found) and served is not None:
+        yield found[taken][0], served.run(found[taken:])
 
 
 def _searchable(snapshot: Snapshot, path: str) -> SearchText | None:

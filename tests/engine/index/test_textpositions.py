@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import heapq
 from dataclasses import replace
 from pathlib import Path
 
@@ -13,7 +12,7 @@ from fourfold.engine import Settings, Workspace
 from fourfold.engine.index import textpositions
 from fourfold.engine.index.mapped import open_arrays, write_arrays
 from fourfold.engine.index.textpositions import DamagedPositions, TextPositions
-from fourfold.engine.index.textsearch import FoundLines, SearchText, TextMatches, match_text, parse_text_query
+from fourfold.engine.index.textsearch import FoundFiles, SearchText, TextMatches, match_text, parse_text_query
 from fourfold.engine.retrieve.text import every_line
 from fourfold.engine.service.workspace import POSITIONS_ENTRY
 
@@ -55,17 +54,26 @@ def stored(tmp_path: Path, texts: dict[str, SearchText]) -> TextPositions:
 
 
 def served_matches(positions: TextPositions, texts: dict[str, SearchText], query_text: str,
-                   limit: int = 200) -> tuple[TextMatches, int]:
+                   limit: int = 200, max_bytes: int | None = None) -> tuple[TextMatches, int]:
     """The matches with every file the index serves taken from it (as `retrieve.text` merges them), and
     how many files it answered for."""
     query = parse_text_query(query_text)
     served = positions.served(query, frozenset(texts))
     if served is None:
-        return match_text(query, texts.items(), limit), 0
+        return match_text(query, texts.items(), limit, max_bytes), 0
     found = served.found()
-    scanned = [(path, text) for path, text in texts.items() if not served.serves(path)]
-    merged: list[tuple[str, SearchText | FoundLines]] = list(heapq.merge(found, scanned, key=lambda item: item[0]))
-    return match_text(query, merged, limit), len(found)
+    runs: list[tuple[str, SearchText | FoundFiles]] = []
+    for path, text in texts.items():  # a run of served files between every two scanned ones, as `retrieve.text`
+        if served.serves(path):
+            if any(item[0] == path for item in found):
+                last = runs[-1][1] if runs else None
+                members = (last.paths if isinstance(last, FoundFiles) else []) + [path]
+                if isinstance(last, FoundFiles):
+                    runs.pop()
+                runs.append((members[0], served.run([item for item in found if item[0] in members])))
+        else:
+            runs.append((path, text))
+    return match_text(query, runs, limit, max_bytes), len(found)
 
 
 def rows(matches: TextMatches) -> tuple[object, ...]:
@@ -105,6 +113,12 @@ def test_limits_stop_where_the_scan_stops(tmp_path: Path) -> None:
             assert answered == 20
             assert rows(got) == rows(match_text(parse_text_query(query), texts.items(), limit))
     assert served_matches(positions, texts, '"import"', 7)[0].reason == "limit"
+    size = len(texts["m00.py"].data)
+    for spent in (1, size, size + 1, 5 * size, 19 * size + 1):
+        for query in ('"import"', r"re:^import \w"):
+            got, _ = served_matches(positions, texts, query, 40, spent)
+            assert rows(got) == rows(match_text(parse_text_query(query), texts.items(), 40, spent))
+    assert served_matches(positions, texts, '"import"', 1000, 5 * size)[0].reason == "max_bytes_scanned"
 
 
 def test_files_not_current_are_not_served(tmp_path: Path) -> None:
