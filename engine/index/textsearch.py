@@ -102,8 +102,8 @@ class _File:
     Its bytes are a `SearchText`'s, or read on first use (`FoundFiles.data`: a file served from the
     positional index is copied out of it only when one of its lines becomes a Hit)."""
 
-    def __init__(self, path: str, data: bytes | Callable[[], bytes], ascii: bool) -> None:
-        self.path, self._data, self.ascii = path, data, ascii
+    def __init__(self, path: str, data: bytes | Callable[[], bytes], ascii: bool, locate: Search | None = None) -> None:
+        self.path, self._data, self.ascii, self.locate = path, data, ascii, locate
 
     @cached_property
     def data(self) -> bytes:
@@ -138,6 +138,9 @@ class FoundFiles:
     ascii: list[bool]
     data: Callable[[int], bytes]
     records: Callable[[int, Callable[[], bool]], FoundRecords]
+    # Finds a record's match from its line's start (`search` over the line) where the record says only
+    # which line matches (end -1): a regex's lines can be known to match before where they do is.
+    locate: Search | None = None
 
 
 @dataclass(frozen=True)
@@ -187,6 +190,9 @@ def _hit(file: _File, found: _Line, score: float) -> Hit:
     """A Hit for one recorded line of `file`: columns in code points, the line without its `\\r`, cut to SNIPPET_MAX."""
     _, line, start, end = found
     data = file.data
+    if end < 0 and file.locate is not None:  # a line known to match (`FoundFiles.locate`): where is the match?
+        span = file.locate(data, start, len(data) if (cut := data.find(b"\n", start)) == -1 else cut)
+        start, end = span if span is not None else (start, start)
     line_start = data.rfind(b"\n", 0, start) + 1
     line_end = data.find(b"\n", start)
     text = data[line_start : len(data) if line_end == -1 else line_end].decode("utf-8", "replace").rstrip("\r")
@@ -343,8 +349,8 @@ def match_text(
             found = content.records(len(scanned_files), stop)
             taken, reason = _taken(content, found, scanned, max_bytes_scanned, len(whole), len(partial), limit)
             scanned += sum(content.sizes[:taken])
-            scanned_files.extend(_File(content.paths[at], partial_data(content.data, at), content.ascii[at])
-                                 for at in range(taken))
+            scanned_files.extend(_File(content.paths[at], partial_data(content.data, at), content.ascii[at],
+                                       content.locate) for at in range(taken))
             whole += found.whole[: found.whole_ends[taken - 1]] if taken else []
             partial += found.partial[: found.partial_ends[taken - 1]] if taken else []
             if reason:
@@ -619,7 +625,7 @@ class _Scan:
                 whole.append((file, line, at, at + size))
                 pending = False
 
-    def match_all(self, matcher: re2._Regexp, search: _Search, guide: _Guide | None, stop: Callable[[], bool]) -> bool:
+    def match_all(self, matcher: re2._Regexp, search: Search, guide: _Guide | None, stop: Callable[[], bool]) -> bool:
         """Every line RE2 matches; an empty match after the final newline is on no line (ripgrep agrees).
 
         RE2 runs over one slice of whole lines at a time (a match never spans lines), and `stop` is
@@ -682,10 +688,10 @@ class _Scan:
 
 
 # Span of a match, or None: the matcher's search over data[pos:endpos], looking at the text around it.
-_Search = Callable[[bytes, int, int], tuple[int, int] | None]
+Search = Callable[[bytes, int, int], tuple[int, int] | None]
 
 
-def searcher(matcher: re2._Regexp) -> _Search:
+def searcher(matcher: re2._Regexp) -> Search:
     """The first match's span in a window, by google-re2's compiled RE2 when it exposes it.
 
     Its public `search` wraps every call in a generator and a Match object, which is most of the
