@@ -349,20 +349,22 @@ class _RegexLines:
         self.positions = positions
         self.search = searcher(compile_query(query, 0))
         self.runs = _runs(query) if regexplan.line_local(query.pattern) else None
-        begins = np.where(lines > 0, positions.newlines[np.maximum(lines - 1, 0)].astype(np.int64) + 1, 0)
-        files = positions.files_of(begins)
-        numbers, heads = np.unique(files, return_index=True)
-        ends = np.append(heads, files.size)[1:]
-        self.bounds = dict(zip(numbers.tolist(), zip(heads.tolist(), ends.tolist(), strict=True), strict=True))
-        self.files = numbers.tolist()
-        self.global_begins = begins
+        self.global_begins = np.where(lines > 0, positions.newlines[np.maximum(lines - 1, 0)].astype(np.int64) + 1, 0)
         self.global_ends = positions.newlines[lines].astype(np.int64)
-        self.file_of = files
-        base = positions.starts[files]
-        self.local_lines = lines - positions.first_lines[files]
-        self.lines = self.local_lines.tolist()
-        self.begins = (begins - base).tolist()
-        self.ends = (self.global_ends - base).tolist()
+        self.file_of = positions.files_of(self.global_begins)  # ascending, as the lines are
+        self.files = _distinct(self.file_of).tolist()
+        self.local_lines = lines - positions.first_lines[self.file_of]
+
+    @cached_property
+    def _per_line(self) -> tuple[dict[int, tuple[int, int]], list[int], list[int], list[int]]:
+        """For RE2 line by line: each file's run of candidates, and their lines, starts and ends in the file."""
+        heads = np.flatnonzero(_firsts(self.file_of))
+        ends = np.append(heads, self.file_of.size)[1:]
+        bounds = dict(zip(self.file_of[heads].tolist(), zip(heads.tolist(), ends.tolist(), strict=True),
+                          strict=True))
+        base = self.positions.starts[self.file_of]
+        return (bounds, self.local_lines.tolist(), (self.global_begins - base).tolist(),
+                (self.global_ends - base).tolist())
 
     def __call__(self, numbers: np.ndarray, base: int, stop: Callable[[], bool]) -> FoundRecords:
         if self.runs is not None:
@@ -375,13 +377,13 @@ class _RegexLines:
         records: list[_Record] = []
         ends: list[int] = []
         search = self.search
+        bounds, lines, begins, line_ends = self._per_line
         for at, file in enumerate(numbers.tolist()):
             if at and stop():
                 return FoundRecords(records, [], ends, [0] * len(ends), at)
-            low, high = self.bounds.get(file, (0, 0))
+            low, high = bounds.get(file, (0, 0))
             view, number = self.positions.file_view(file), base + at
-            for line, begin, end in zip(self.lines[low:high], self.begins[low:high], self.ends[low:high],
-                                        strict=True):
+            for line, begin, end in zip(lines[low:high], begins[low:high], line_ends[low:high], strict=True):
                 span = search(view, begin, end)  # type: ignore[arg-type]
                 if span is not None:
                     records.append((number, line, span[0], span[1]))
