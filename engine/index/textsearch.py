@@ -22,7 +22,7 @@ import time
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from itertools import accumulate
 from typing import Literal
 
@@ -53,6 +53,9 @@ SCAN_BUDGET_S = 5.0
 # this many (cut at a line end) at a time, so an expensive pattern on a large file overruns its budget
 # by two slices at most; asking after every matching line instead cost a clock read per line.
 SCAN_SLICE = 64 * 1024
+# Compiled matchers kept for the latest queries (`compile_query`, `_finder`): compiling cost a short listing
+# a fifth of its time; each RE2 holds at most REGEX_MAX_MEM, so this bounds what they keep to 64 MB.
+COMPILED_KEPT = 8
 # RE2's memory bound for one compiled pattern (its default, made explicit): a pattern whose program
 # does not fit is refused at once as "pattern too large" instead of being run.
 REGEX_MAX_MEM = 8 << 20
@@ -324,9 +327,9 @@ def match_text(
     matcher = compile_query(query, 0)
     search = searcher(matcher)
     needle = plain_needle(query)
-    finder = _Finder(needle) if needle is not None else None
+    finder = _finder(needle) if needle is not None else None
     literal = _guide_literal(query)
-    guide = _Finder(literal) if literal is not None else None
+    guide = _finder(literal) if literal is not None else None
     rank_words = query.kind == "identifier"
     whole: list[_Line] = []
     partial: list[_Line] = []
@@ -440,6 +443,11 @@ def plain_needle(query: TextQuery) -> bytes | None:
     return query.pattern.lower().encode("ascii") if query.pattern.isascii() else None
 
 
+@lru_cache(maxsize=COMPILED_KEPT)
+def _finder(needle: bytes) -> _Finder:
+    return _Finder(needle)
+
+
 class _Finder:
     """The next occurrence of a literal: `bytes.find` over the next FIND_WINDOW bytes, then RE2.
 
@@ -534,8 +542,10 @@ def _has_upper(text: str) -> bool:
     return any(char.isupper() for char in text)
 
 
+@lru_cache(maxsize=COMPILED_KEPT)
 def compile_query(query: TextQuery, offset: int) -> re2._Regexp:
-    """The RE2 matcher for a query; a regex RE2 rejects becomes a QueryError pointing at the culprit."""
+    """The RE2 matcher for a query; a regex RE2 rejects becomes a QueryError pointing at the culprit.
+    Kept for the last few queries (`COMPILED_KEPT`): a listing re-asked, or paged, compiles once."""
     options = re2.Options()
     options.never_nl = True
     options.log_errors = False

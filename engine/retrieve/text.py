@@ -34,6 +34,10 @@ __all__ = ["LexicalCache", "LineMatches", "every_line", "literal_hits", "literal
 # memory (a record is a 4-tuple, about 100 bytes) when a short literal matches most lines of a large repository.
 LINE_PAGE = 100
 MAX_LINES = 100_000
+# When the positional index serves all files of a search but this many, those are scanned whole, without the
+# trigram lookup of which of them may match: a file without the text costs one byte search, less than the
+# lookup's ~0.3-2 ms on Django (a fresh index leaves one file, with a KELVIN SIGN, to a case-folding scan).
+FEW_UNSERVED = 16
 # Files whose symbol lookup for literal hits stays cached (oldest evicted first): a few MB at most.
 ENCLOSING_CACHE_FILES = 8192
 
@@ -247,15 +251,18 @@ def literal_matches(snapshot: Snapshot, query: TextQuery, limit: int,
                     allowed: Callable[[str], bool] | None = None) -> TextMatches:
     """The matching lines of the trigram candidates (those `allowed` keeps), as records (`TextMatches`)
     not yet turned into Hits."""
+    served = snapshot.positions.served(query, snapshot.as_stored) if snapshot.positions is not None else None
+    unserved = served.unserved(snapshot.files) if served is not None else None
     plan = candidate_plan(query)
-    if plan is None:
+    if unserved is not None and len(unserved) <= FEW_UNSERVED:
+        paths = sorted(unserved)
+    elif plan is None:
         paths = sorted(snapshot.files)
     else:
         ids = np.unique(np.concatenate([snapshot.trigrams.candidates(grams) for grams in plan]))
         paths = sorted(path for doc in ids.tolist() if (path := snapshot.paths_by_id.get(doc)) is not None)
     if allowed is not None:
         paths = [path for path in paths if allowed(path)]
-    served = snapshot.positions.served(query, snapshot.as_stored) if snapshot.positions is not None else None
     return match_text(query, _contents(snapshot, paths, served, allowed), limit=limit)
 
 

@@ -13,6 +13,7 @@ from fourfold.engine.index import textpositions
 from fourfold.engine.index.mapped import open_arrays, write_arrays
 from fourfold.engine.index.textpositions import DamagedPositions, TextPositions
 from fourfold.engine.index.textsearch import FoundFiles, SearchText, TextMatches, match_text, parse_text_query
+from fourfold.engine.retrieve import text as text_retriever
 from fourfold.engine.retrieve.text import every_line
 from fourfold.engine.service.workspace import POSITIONS_ENTRY
 
@@ -159,7 +160,11 @@ def unserved_lines(workspace: Workspace, query: str) -> list[tuple[str, int]]:
     return every_line(replace(workspace.snapshot(), positions=None), parse_text_query(query)).lines
 
 
-def test_an_edit_after_the_save_and_a_buffer_are_never_answered_with_stale_lines(tmp_path: Path) -> None:
+@pytest.mark.parametrize("few", [0, text_retriever.FEW_UNSERVED])
+def test_an_edit_after_the_save_and_a_buffer_are_never_answered_with_stale_lines(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, few: int) -> None:
+    """Files it does not serve are scanned: found by the trigram index, or all scanned when they are few."""
+    monkeypatch.setattr(text_retriever, "FEW_UNSERVED", few)
     root = tmp_path / "repo"
     write(root, FILES)
     workspace = open_workspace(root, tmp_path / "index")
@@ -177,6 +182,8 @@ def test_an_edit_after_the_save_and_a_buffer_are_never_answered_with_stale_lines
     lines = workspace.every_line('"import"').lines
     assert ("c_words.py", 0) in lines
     assert lines == unserved_lines(workspace, '"import"')
+    for query in QUERIES:
+        assert workspace.every_line(query).lines == unserved_lines(workspace, query)
     workspace.close()
 
 
