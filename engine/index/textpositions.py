@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cached_property, partial, reduce
+from functools import cached_property, lru_cache, partial, reduce
 from itertools import repeat
 
 import numpy as np
@@ -32,6 +32,7 @@ import re2
 
 from . import regexplan
 from .textsearch import (
+    COMPILED_KEPT,
     REGEX_MAX_MEM,
     WORD_BYTES,
     FoundFiles,
@@ -410,7 +411,11 @@ class _RegexLines:
         begins, ends = self.global_begins[kept], self.global_ends[kept]
         sizes = ends - begins + 1
         heads = np.concatenate([[0], np.cumsum(sizes)])
-        text = self.positions.blob[np.arange(int(heads[-1])) - np.repeat(heads[:-1] - begins, sizes)].tobytes()
+        # Each candidate's bytes: where it lies less where it goes (never negative: the candidates are apart
+        # and in order), repeated over its bytes, plus the place in the text; uint32, half int64's traffic.
+        where = np.repeat((begins - heads[:-1]).astype(np.uint32), sizes)
+        where += np.arange(int(heads[-1]), dtype=np.uint32)
+        text = self.positions.blob[where].tobytes()
         matched = np.zeros(kept.size, dtype=bool)
         pos, size = 0, len(text)
         while pos < size:
@@ -432,6 +437,7 @@ class _RegexLines:
         return self.global_begins[kept] - self.positions.starts[self.file_of[kept]]
 
 
+@lru_cache(maxsize=COMPILED_KEPT)
 def _runs(query: TextQuery) -> Search | None:
     """A matcher of whole runs of consecutive lines that each hold a match of the query's (line-local)
     pattern, newline included; None when RE2 will not compile it (too large)."""
