@@ -67,9 +67,11 @@ def write_arrays(path: Path, arrays: Mapping[str, np.ndarray]) -> bytes:
     return POINTER + json.dumps({"file": path.name, "size": size, "digest": digest.hexdigest()}).encode()
 
 
-def open_arrays(folder: Path, pointer: bytes) -> dict[str, np.ndarray]:
+def open_arrays(folder: Path, pointer: bytes, check: bool = True) -> dict[str, np.ndarray]:
     """The arrays of the file in `folder` that `pointer` names, read-only views of its mapping. Raises
-    DamagedMapped when the entry does not decode, or the file is missing, cut, garbled or another one."""
+    DamagedMapped when the entry does not decode, or the file is missing, cut, garbled or another one.
+    `check` False skips hashing the payload, for the file this process has just written (`write_arrays`
+    hashed those very bytes): hashing reads every page, which a search then need not have in memory."""
     blob, digest, name = map_named(folder, pointer, POINTER, DamagedMapped)
     if bytes(blob[: len(MAGIC)]) != MAGIC:
         raise DamagedMapped(f"file {name} has no header")
@@ -83,7 +85,7 @@ def open_arrays(folder: Path, pointer: bytes) -> dict[str, np.ndarray]:
     except (ValueError, UnicodeError, KeyError, TypeError) as error:
         raise DamagedMapped(f"file {name} header does not decode: {error}") from None
     payload = blob[start:]
-    if header.get("digest") != digest or xxhash.xxh3_128_hexdigest(payload) != digest:
+    if header.get("digest") != digest or (check and xxhash.xxh3_128_hexdigest(payload) != digest):
         raise DamagedMapped(f"file {name} does not match its entry's digest")
     return {part: _array(payload, where) for part, where in parts.items()}
 

@@ -48,9 +48,9 @@ from .textsearch import (
 __all__ = ["MAX_BLOB", "DamagedPositions", "Served", "TextPositions"]
 
 # Files are indexed in blocks of about this much text: the build's transient arrays (codes, positions,
-# the sort's permutations: ~30 bytes a byte of text) stay around 250 MB whatever the repository's size,
-# and each block's sort is of a few million keys. Django is four blocks.
-BLOCK_BYTES = 8 << 20
+# the sort's permutations: ~25 bytes a byte of text) stay around 100 MB whatever the repository's size,
+# and each block's sort is of a few million keys; a lookup pays ~30 us a block (Django: eight).
+BLOCK_BYTES = 4 << 20
 # Positions are uint32: text past this many bytes (4 GiB) is left to the scanner.
 MAX_BLOB = (1 << 32) - 1
 # Candidates of a literal are checked a byte offset at a time for this many offsets, then all the others at once.
@@ -120,9 +120,7 @@ class TextPositions:
         blob = np.frombuffer(joined, dtype=np.uint8)
         newlines = np.flatnonzero(blob == _NEWLINE).astype(np.uint32)
         first_lines = np.searchsorted(newlines, starts[:-1]).astype(np.int64)
-        lowered = LOWER[blob]
-        blocks = tuple(_block(lowered, int(starts[first]), int(starts[last]))
-                       for first, last in _block_bounds(lengths))
+        blocks = tuple(_block(blob, int(starts[first]), int(starts[last])) for first, last in _block_bounds(lengths))
         return cls(blob, starts, first_lines, newlines, np.asarray(flags, dtype=np.uint8), tuple(paths),
                    tuple(digests), blocks)
 
@@ -524,31 +522,29 @@ def _block_bounds(lengths: np.ndarray) -> list[tuple[int, int]]:
     return bounds
 
 
-def _block(lowered: np.ndarray, start: int, end: int) -> _Block:
-    """The CSR postings of the trigrams starting in lowered[start:end], positions ascending per code.
+def _block(blob: np.ndarray, start: int, end: int) -> _Block:
+    """The CSR postings of the trigrams starting in blob[start:end], lowercased, positions ascending per code.
 
-    Sorted by two stable radix passes (the low 16 bits, then the high 8) rather than one sort of
-    the 24-bit codes: numpy sorts 8- and 16-bit keys by counting.
+    Sorted by two stable radix passes (the low 16 bits, then the high 8) rather than one sort of the
+    24-bit codes: numpy sorts 8- and 16-bit keys by counting. What it holds at once is ~25 bytes per
+    byte of the block (BLOCK_BYTES); offsets within it are int32.
     """
-    part = lowered[start:end]
+    part = LOWER[blob[start:end]]
     if part.size < 3:
         return _Block(np.zeros(0, np.uint32), np.zeros(1, np.int64), np.zeros(0, np.uint32))
     first, second, third = part[:-2], part[1:-1], part[2:]
     keep = (first != _NEWLINE) & (second != _NEWLINE) & (third != _NEWLINE)
     keep &= ~((first == 0x20) & (second == 0x20) & (third == 0x20))
-    where = np.flatnonzero(keep)
-    low = (second[where].astype(np.uint16) << 8) | third[where]
-    order = np.argsort(low, kind="stable")
-    del low
-    high = first[where][order]
-    order = order[np.argsort(high, kind="stable")]
-    del high
+    where = np.flatnonzero(keep).astype(np.int32)
+    del keep
+    order = np.argsort((second[where].astype(np.uint16) << 8) | third[where], kind="stable")
+    order = order[np.argsort(first[where[order]], kind="stable")]
     where = where[order]
     del order
     codes = first[where].astype(np.uint32) << 16 | second[where].astype(np.uint32) << 8 | third[where]
     heads = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]]) if codes.size else _EMPTY
     offsets = np.append(heads, codes.size).astype(np.int64)
-    return _Block(codes[heads], offsets, (where + start).astype(np.uint32))
+    return _Block(codes[heads], offsets, where.astype(np.uint32) + np.uint32(start))
 
 
 def _fits(block: _Block) -> bool:

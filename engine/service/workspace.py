@@ -376,7 +376,7 @@ class Workspace:
                  if (text := snapshot.text(path, keep=False)) is not None)
         try:
             pointer = write_arrays(self.store.folder / POSITIONS_ENTRY, TextPositions.build(texts).arrays())
-            positions = TextPositions.from_arrays(open_arrays(self.store.folder, pointer))
+            positions = TextPositions.from_arrays(open_arrays(self.store.folder, pointer, check=False))
         except (OSError, DamagedMapped, DamagedPositions) as error:  # a full disk: searches scan
             log.warning("%s: text positions not stored (%s)", self.store.path, error)
             return
