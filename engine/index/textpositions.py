@@ -301,7 +301,7 @@ class _LiteralLines:
             word_first = _firsts(word_lines)
             words, word_lines = words[word_first], word_lines[word_first]
             others, other_lines = found[first], lines[first]
-            keep = ~np.isin(other_lines, word_lines, assume_unique=True)
+            keep = ~_member(other_lines, word_lines)
             self.whole = _Records(positions, words, word_lines, size)
             self.partial = _Records(positions, others[keep], other_lines[keep], size)
         else:
@@ -465,7 +465,7 @@ class Served:
     def unserved(self, files: Mapping[str, object]) -> set[str]:
         """The paths of `files` it does not serve (`current` holds only paths of `files`)."""
         left = files.keys() - self.current if len(self.current) < len(files) else set()
-        return left | (self.apart & files.keys())
+        return left | {path for path in self.apart if path in files}
 
     def found(self) -> list[tuple[str, int]]:
         """The served files with a match, in path order: (path, file number)."""
@@ -499,13 +499,18 @@ def _distinct(values: np.ndarray) -> np.ndarray:
     return values[_firsts(values)]
 
 
+def _member(values: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
+    """Whether each value is in a sorted array, by binary search (np.isin sorts both again)."""
+    if sorted_set.size == 0:
+        return np.zeros(values.size, dtype=bool)
+    at = np.minimum(np.searchsorted(sorted_set, values), sorted_set.size - 1)
+    return sorted_set[at] == values
+
+
 def _intersected(left: np.ndarray, right: np.ndarray) -> np.ndarray:
     """The values in both sorted distinct arrays: the smaller one looked up in the larger."""
     small, large = (left, right) if left.size <= right.size else (right, left)
-    if large.size == 0:
-        return large
-    at = np.minimum(np.searchsorted(large, small), large.size - 1)
-    return small[large[at] == small]
+    return small[_member(small, large)]
 
 
 def _block_bounds(lengths: np.ndarray) -> list[tuple[int, int]]:

@@ -253,7 +253,7 @@ def literal_matches(snapshot: Snapshot, query: TextQuery, limit: int,
     not yet turned into Hits."""
     served = snapshot.positions.served(query, snapshot.as_stored) if snapshot.positions is not None else None
     unserved = served.unserved(snapshot.files) if served is not None else None
-    plan = candidate_plan(query)
+    plan = candidate_plan(query) if unserved is None or len(unserved) > FEW_UNSERVED else None
     if unserved is not None and len(unserved) <= FEW_UNSERVED:
         paths = sorted(unserved)
     elif plan is None:
