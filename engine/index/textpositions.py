@@ -425,13 +425,13 @@ class _RegexLines:
             pos = span[1]
         kept = kept[matched]
         local = np.searchsorted(numbers, self.file_of[kept])
-        starts = self.begins_local(kept)
+        starts = self._begins_local(kept)
         records = list(zip((local + base).tolist(), self.local_lines[kept].tolist(), starts.tolist(),
                            repeat(-1, kept.size), strict=False))
         counts = np.searchsorted(local, np.arange(numbers.size), side="right").tolist()
         return FoundRecords(records, [], counts, [0] * numbers.size, numbers.size)
 
-    def begins_local(self, kept: np.ndarray) -> np.ndarray:
+    def _begins_local(self, kept: np.ndarray) -> np.ndarray:
         return self.global_begins[kept] - self.positions.starts[self.file_of[kept]]
 
 

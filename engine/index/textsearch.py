@@ -352,7 +352,7 @@ def match_text(
             found = content.records(len(scanned_files), stop)
             taken, reason = _taken(content, found, scanned, max_bytes_scanned, len(whole), len(partial), limit)
             scanned += sum(content.sizes[:taken])
-            scanned_files.extend(_File(content.paths[at], partial_data(content.data, at), content.ascii[at],
+            scanned_files.extend(_File(content.paths[at], _file_data(content.data, at), content.ascii[at],
                                        content.locate) for at in range(taken))
             whole += found.whole[: found.whole_ends[taken - 1]] if taken else []
             partial += found.partial[: found.partial_ends[taken - 1]] if taken else []
@@ -411,7 +411,8 @@ def _taken(content: FoundFiles, found: FoundRecords, scanned: int, max_bytes: in
     return count, reason
 
 
-def partial_data(data: Callable[[int], bytes], at: int) -> Callable[[], bytes]:
+def _file_data(data: Callable[[int], bytes], at: int) -> Callable[[], bytes]:
+    """The bytes of file `at` of a run, read when a Hit needs them."""
     return lambda: data(at)
 
 
