@@ -7,7 +7,7 @@ and for each trigram of its ASCII-lowercased bytes the sorted positions where it
 occurrences are the positions of its rarest trigram shifted back by that trigram's offset in the
 literal, each confirmed against the blob's bytes, so the work grows with the matches, not the text.
 
-What it holds (flat arrays, memory-mapped in place by a restart, `mapped.write_arrays`):
+What it holds (flat arrays, memory-mapped in place by a restart, written streamed, `write_positions`):
   - `blob`: each file's scan-ready bytes (`SearchText.data`: UTF-8, CRLF folded to LF), each followed by
     one `\\n`, so no literal without a newline matches across two files and `^`, `$`, `\\b` see a line
     break at a file's end as they see the end of the file's own text;
@@ -23,14 +23,16 @@ everything else (new, edited, or a query it cannot answer) goes through the scan
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property, lru_cache, partial, reduce
 from itertools import repeat
+from pathlib import Path
 
 import numpy as np
 import re2
 
 from . import regexplan
+from .mapped import ArrayWriter
 from .textsearch import (
     COMPILED_KEPT,
     REGEX_MAX_MEM,
@@ -45,7 +47,7 @@ from .textsearch import (
     searcher,
 )
 
-__all__ = ["MAX_BLOB", "DamagedPositions", "Served", "TextPositions"]
+__all__ = ["MAX_BLOB", "DamagedPositions", "Served", "TextPositions", "write_positions"]
 
 # Files are indexed in blocks of about this much text: the build's transient arrays (codes, positions,
 # the sort's permutations: ~25 bytes a byte of text) stay around 100 MB whatever the repository's size,
@@ -77,6 +79,11 @@ class DamagedPositions(ValueError):
     """Stored arrays that do not fit together (the index is built again)."""
 
 
+def _trusted() -> bool:
+    """What a file this process has just written needs instead of a check: it hashed those very bytes."""
+    return True
+
+
 @dataclass(frozen=True)
 class _Block:
     codes: np.ndarray  # sorted unique trigram codes (uint32)
@@ -96,47 +103,14 @@ class TextPositions:
     paths: tuple[str, ...]
     digests: tuple[str, ...]
     blocks: tuple[_Block, ...]
+    # Whether the stored bytes are the ones written (`mapped.verify`), asked once, by the first search that
+    # reads them: hashing reads every page of the file (4.8x the text), which a restart need not wait for.
+    verify: Callable[[], bool] = field(default=_trusted, compare=False, repr=False)
 
     @classmethod
-    def build(cls, files: Iterable[tuple[str, str, SearchText]]) -> TextPositions:
-        """The index of `files` (path, digest, scan-ready text), in the order given (path order, for searches)."""
-        paths: list[str] = []
-        digests: list[str] = []
-        datas: list[bytes] = []
-        flags: list[int] = []
-        size = 0
-        for path, digest, text in files:
-            if size + len(text.data) + 1 > MAX_BLOB:
-                break
-            paths.append(path)
-            digests.append(digest)
-            datas.append(text.data)
-            flags.append((_ASCII if text.ascii else 0) | (_PLAIN_CASE if text.plain_case else 0))
-            size += len(text.data) + 1
-        lengths = np.fromiter((len(data) + 1 for data in datas), dtype=np.int64, count=len(datas))
-        starts = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
-        joined = b"".join(data + b"\n" for data in datas)
-        del datas
-        blob = np.frombuffer(joined, dtype=np.uint8)
-        newlines = np.flatnonzero(blob == _NEWLINE).astype(np.uint32)
-        first_lines = np.searchsorted(newlines, starts[:-1]).astype(np.int64)
-        blocks = tuple(_block(blob, int(starts[first]), int(starts[last])) for first, last in _block_bounds(lengths))
-        return cls(blob, starts, first_lines, newlines, np.asarray(flags, dtype=np.uint8), tuple(paths),
-                   tuple(digests), blocks)
-
-    def arrays(self) -> dict[str, np.ndarray]:
-        """The index as named flat arrays, for `mapped.write_arrays`."""
-        named = {"blob": self.blob, "starts": self.starts, "first_lines": self.first_lines,
-                 "newlines": self.newlines, "flags": self.flags, "paths": _joined(self.paths),
-                 "digests": _joined(self.digests)}
-        for number, block in enumerate(self.blocks):
-            named |= {f"codes.{number}": block.codes, f"offsets.{number}": block.offsets,
-                      f"positions.{number}": block.positions}
-        return named
-
-    @classmethod
-    def from_arrays(cls, arrays: Mapping[str, np.ndarray]) -> TextPositions:
-        """The index `arrays` describe; raises DamagedPositions when they do not fit together."""
+    def from_arrays(cls, arrays: Mapping[str, np.ndarray], verify: Callable[[], bool] | None = None) -> TextPositions:
+        """The index `arrays` describe, its bytes checked by `verify` when first searched (None: trusted,
+        the file just written); raises DamagedPositions when the arrays do not fit together."""
         try:
             blob, starts, first_lines, newlines, flags = (
                 arrays[name] for name in ("blob", "starts", "first_lines", "newlines", "flags"))
@@ -153,7 +127,12 @@ class TextPositions:
                 and int(starts[0]) == 0 and int(starts[-1]) == blob.size
                 and all(_fits(block) for block in blocks)):
             raise DamagedPositions("stored text positions do not fit together")
-        return cls(blob, starts, first_lines, newlines, flags, paths, digests, blocks)
+        return cls(blob, starts, first_lines, newlines, flags, paths, digests, blocks, verify or _trusted)
+
+    @cached_property
+    def sound(self) -> bool:
+        """Whether searches may read it (`verify`, asked once)."""
+        return self.verify()
 
     @cached_property
     def numbers(self) -> dict[str, int]:
@@ -190,7 +169,10 @@ class TextPositions:
 
     def served(self, query: TextQuery, current: frozenset[str]) -> Served | None:
         """What this index answers of `query` in the `current` files (stored as they are now, no buffer
-        over them); None when it answers nothing of it (every file is scanned then)."""
+        over them); None when it answers nothing of it, or its bytes are not the ones written (every file is
+        scanned then)."""
+        if not self.sound:
+            return None
         if query.kind == "regex":
             lines = self._regex_lines(query)
             return None if lines is None else Served(self, current, True, _RegexLines(self, query, lines))
@@ -284,6 +266,49 @@ class TextPositions:
         """The global line number of each blob position (how many `\\n` lie before it). The positions are
         cast to the newlines' uint32 first: searching int64 ones made numpy copy all the newlines, every time."""
         return np.searchsorted(self.newlines, positions.astype(np.uint32))
+
+
+def write_positions(path: Path, files: Iterable[tuple[str, str, SearchText]]) -> bytes:
+    """Write the index of `files` (path, digest, scan-ready text, in path order) to `path` and return the
+    entry naming it (`mapped`). It streams: the texts go to the file one by one as the blob, then each
+    block is read back from it, its postings sorted and written, so it holds one block's work at a time
+    (~25 bytes per byte of BLOCK_BYTES), never the blob or all postings, whatever the repository's size."""
+    paths: list[str] = []
+    digests: list[str] = []
+    flags: list[int] = []
+    lengths: list[int] = []
+    size = 0
+    with ArrayWriter(path) as writer:
+        writer.begin("blob", np.uint8)
+        for name, digest, text in files:
+            if size + len(text.data) + 1 > MAX_BLOB:
+                break
+            writer.extend(text.data)
+            writer.extend(b"\n")
+            paths.append(name)
+            digests.append(digest)
+            flags.append((_ASCII if text.ascii else 0) | (_PLAIN_CASE if text.plain_case else 0))
+            lengths.append(len(text.data) + 1)
+            size += lengths[-1]
+        writer.end()
+        starts = np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)]).astype(np.int64)
+        newlines = [_EMPTY.astype(np.uint32)]
+        for number, (first, last) in enumerate(_block_bounds(lengths)):
+            start = int(starts[first])
+            part = np.frombuffer(writer.read_back("blob", start, int(starts[last])), dtype=np.uint8)
+            newlines.append((np.flatnonzero(part == _NEWLINE) + start).astype(np.uint32))
+            block = _block(part, start)
+            writer.add(f"codes.{number}", block.codes)
+            writer.add(f"offsets.{number}", block.offsets)
+            writer.add(f"positions.{number}", block.positions)
+        every = np.concatenate(newlines)
+        first_lines = np.searchsorted(every, starts[:-1]).astype(np.int64)
+        named: dict[str, np.ndarray] = {"starts": starts, "first_lines": first_lines, "newlines": every,
+                                        "flags": np.asarray(flags, dtype=np.uint8), "paths": _joined(paths),
+                                        "digests": _joined(digests)}
+        for name, array in named.items():
+            writer.add(name, array)
+        return writer.commit()
 
 
 class _LiteralLines:
@@ -513,28 +538,29 @@ def _intersected(left: np.ndarray, right: np.ndarray) -> np.ndarray:
     return small[_member(small, large)]
 
 
-def _block_bounds(lengths: np.ndarray) -> list[tuple[int, int]]:
+def _block_bounds(lengths: Sequence[int]) -> list[tuple[int, int]]:
     """(first, last) file numbers of each block: whole files, about BLOCK_BYTES of text each."""
     bounds = []
     first, held = 0, 0
-    for number, length in enumerate(lengths.tolist()):
+    for number, length in enumerate(lengths):
         held += length
         if held >= BLOCK_BYTES:
             bounds.append((first, number + 1))
             first, held = number + 1, 0
-    if first < lengths.size:
-        bounds.append((first, int(lengths.size)))
+    if first < len(lengths):
+        bounds.append((first, len(lengths)))
     return bounds
 
 
-def _block(blob: np.ndarray, start: int, end: int) -> _Block:
-    """The CSR postings of the trigrams starting in blob[start:end], lowercased, positions ascending per code.
+def _block(text: np.ndarray, start: int) -> _Block:
+    """The CSR postings of the trigrams starting in `text` (the blob's bytes from `start`), lowercased,
+    positions ascending per code.
 
     Sorted by two stable radix passes (the low 16 bits, then the high 8) rather than one sort of the
     24-bit codes: numpy sorts 8- and 16-bit keys by counting. What it holds at once is ~25 bytes per
     byte of the block (BLOCK_BYTES); offsets within it are int32.
     """
-    part = LOWER[blob[start:end]]
+    part = LOWER[text]
     if part.size < 3:
         return _Block(np.zeros(0, np.uint32), np.zeros(1, np.int64), np.zeros(0, np.uint32))
     first, second, third = part[:-2], part[1:-1], part[2:]

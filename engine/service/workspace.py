@@ -21,6 +21,7 @@ import zlib
 from collections import Counter
 from collections.abc import Callable, Collection, Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +40,7 @@ from ..index.indexjob import warm_parsing as _warm_parsing
 from ..index.indexjob import worker_started as _worker_started
 from ..index.lexical import DamagedLexical, LexicalIndex
 from ..index.mapped import POINTER as MAPPED_POINTER
-from ..index.mapped import DamagedMapped, open_arrays, write_arrays
+from ..index.mapped import DamagedMapped, open_arrays, verify, write_arrays
 from ..index.postings import first_postings
 from ..index.saved import POINTER as SAVED_POINTER
 from ..index.saved import DamagedSaved, SavedIndex
@@ -54,7 +55,7 @@ from ..index.store import (
     payload_digest,
 )
 from ..index.symbols import SymbolTable
-from ..index.textpositions import DamagedPositions, TextPositions
+from ..index.textpositions import DamagedPositions, TextPositions, write_positions
 from ..index.textsearch import SearchText, parse_text_query
 from ..index.trigram import DamagedTrigrams, TrigramIndex, unpack
 from ..model.languages import detect_language
@@ -347,19 +348,33 @@ class Workspace:
 
     def _stored_positions(self) -> TextPositions | None:
         """The stored positional index, mapped, whatever rows it was built from: it serves a file only while
-        the file's digest is the one it stored (`Snapshot.as_stored`). None when there is none, or it is
-        damaged (said in `repairs`; built again at the end of the next refresh)."""
+        the file's digest is the one it stored (`Snapshot.as_stored`). Its bytes are hashed when a search
+        first reads it (`_positions_sound`), not here. None when there is none, or it is damaged (said in
+        `repairs`; built again at the end of the next refresh)."""
         stored = self.store.read_derived(POSITIONS_ENTRY)
         if stored is None:
             return None
         try:
-            positions = TextPositions.from_arrays(open_arrays(self.store.folder, stored[1]))
+            arrays = open_arrays(self.store.folder, stored[1], check=False)
+            positions = TextPositions.from_arrays(arrays, partial(self._positions_sound, arrays, stored[1]))
         except (DamagedPositions, DamagedMapped) as error:
-            log.warning("%s: %s; the text positions are built again", self.store.path, error)
-            self.store.repairs.append(f"stored text positions were damaged ({error}); rebuilt")
+            self._positions_damaged(str(error))
             return None
         self._positions_fingerprint = stored[0]
         return positions
+
+    def _positions_sound(self, arrays: Mapping[str, np.ndarray], pointer: bytes) -> bool:
+        """The postponed check of the stored positions: when the file is not the one its entry names, the
+        search that asked scans instead, and the next refresh builds them again."""
+        if verify(arrays, pointer):
+            return True
+        self._positions_damaged(f"file {POSITIONS_ENTRY} does not match its entry's digest")
+        self._positions_fingerprint = None
+        return False
+
+    def _positions_damaged(self, error: str) -> None:
+        log.warning("%s: %s; the text positions are built again", self.store.path, error)
+        self.store.repairs.append(f"stored text positions were damaged ({error}); rebuilt")
 
     def _store_positions(self) -> None:
         """Build and keep the positional index of the saved files' text when there is none, or when more than
@@ -367,7 +382,7 @@ class Workspace:
         snapshot = self._snapshot
         if snapshot.buffers or not snapshot.files or snapshot.fingerprint == self._positions_fingerprint:
             return
-        if snapshot.positions is not None:
+        if snapshot.positions is not None and snapshot.positions.sound:
             stale = len(snapshot.files) - len(snapshot.as_stored)
             if stale <= POSITIONS_STALE_SHARE * len(snapshot.files):
                 return
@@ -375,7 +390,7 @@ class Workspace:
         texts = ((path, snapshot.files[path].digest, SearchText(text)) for path in sorted(snapshot.files)
                  if (text := snapshot.text(path, keep=False)) is not None)
         try:
-            pointer = write_arrays(self.store.folder / POSITIONS_ENTRY, TextPositions.build(texts).arrays())
+            pointer = write_positions(self.store.folder / POSITIONS_ENTRY, texts)
             positions = TextPositions.from_arrays(open_arrays(self.store.folder, pointer, check=False))
         except (OSError, DamagedMapped, DamagedPositions) as error:  # a full disk: searches scan
             log.warning("%s: text positions not stored (%s)", self.store.path, error)
