@@ -222,3 +222,65 @@ _HANDLERS: dict[Any, Any] = {
 for _name in ("POSSESSIVE_REPEAT", "ATOMIC_GROUP"):
     if hasattr(sre_constants, _name):
         _HANDLERS[getattr(sre_constants, _name)] = _repeat if _name == "POSSESSIVE_REPEAT" else _atomic
+
+
+# Syntax after which `line_local` does not look further: `\A`, `\z`, `\C`, `\Q`, and inline flags that
+# turn dot-all on or multi-line off (RE2 accepts flags anywhere; Python's parser only at the start).
+_NOT_LINE_LOCAL = re.compile(r"\\[AzCQ]|\(\?[a-zA-Z]*[s-]")
+# Character-class categories that hold no newline (`\d`, `\w`, `\S`); any other may.
+_NO_NEWLINE_CATEGORIES = frozenset(getattr(sre_constants, name) for name in
+                                   ("CATEGORY_DIGIT", "CATEGORY_WORD", "CATEGORY_NOT_SPACE"))
+# Zero-width assertions that look only at the characters beside them (`^` `$` under (?m), `\b`, `\B`).
+_LOCAL_ASSERTIONS = frozenset(getattr(sre_constants, name) for name in
+                              ("AT_BEGINNING", "AT_END", "AT_BOUNDARY", "AT_NON_BOUNDARY"))
+
+
+_REPEATS = tuple(getattr(sre_constants, name) for name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT")
+                 if hasattr(sre_constants, name))
+
+
+def line_local(pattern: str) -> bool:
+    """Whether no match of `pattern` (run multi-line) can hold a newline or depend on where the text
+    starts or ends: then it matches a line the same in any text that holds the line whole, such as the
+    matching lines' candidates put one after another (`textpositions`). False when unsure."""
+    if _NOT_LINE_LOCAL.search(pattern) or _RE2_ONLY.search(pattern):
+        return False
+    try:
+        return _local(list(sre_parse.parse(pattern)))
+    except (re.error, RecursionError, OverflowError):
+        return False
+
+
+def _local(items: list[tuple[Any, Any]]) -> bool:
+    for op, arg in items:
+        if op is sre_constants.LITERAL:
+            ok = arg != ord("\n")
+        elif op is sre_constants.ANY:
+            ok = True  # `.` holds no newline unless dot-all, refused above
+        elif op is sre_constants.IN:
+            ok = all(_class_item_local(kind, value) for kind, value in arg)
+        elif op is sre_constants.AT:
+            ok = arg in _LOCAL_ASSERTIONS
+        elif op is sre_constants.SUBPATTERN:
+            ok = _local(list(arg[-1]))
+        elif op is sre_constants.BRANCH:
+            ok = all(_local(list(alternative)) for alternative in arg[1])
+        elif op in _REPEATS:
+            ok = _local(list(arg[-1]))
+        elif op is getattr(sre_constants, "ATOMIC_GROUP", None):
+            ok = _local(list(arg))
+        else:
+            ok = False
+        if not ok:
+            return False
+    return True
+
+
+def _class_item_local(kind: Any, value: Any) -> bool:
+    if kind is sre_constants.LITERAL:
+        return bool(value != ord("\n"))
+    if kind is sre_constants.RANGE:
+        return not value[0] <= ord("\n") <= value[1]
+    if kind is sre_constants.CATEGORY:
+        return value in _NO_NEWLINE_CATEGORIES
+    return False  # a negated class (NEGATE) and anything else may hold a newline

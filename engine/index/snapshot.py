@@ -22,6 +22,7 @@ from .discovery import UnreadableFile, read_file
 from .store import StoredParsed, unkept
 from .store import fingerprint as rows_fingerprint
 from .symbols import SymbolTable
+from .textpositions import TextPositions
 from .textsearch import SearchText
 from .trigram import TrigramIndex
 
@@ -113,9 +114,25 @@ class Snapshot:
     contents: ContentCache
     max_file_size: int
     skipped: Mapping[str, str] = field(default_factory=dict)
+    # The positional index of the files as last saved (`textpositions`): it serves a file only while the
+    # file's digest is the one it stored, so it is carried over edits unchanged; None until one is built.
+    positions: TextPositions | None = None
 
-    def text(self, path: str) -> str | None:
-        """The text as the user sees it: the unsaved buffer if any, else the indexed file's content."""
+    @cached_property
+    def as_stored(self) -> frozenset[str]:
+        """The files the positional index holds as the user sees them now (no buffer, the same digest):
+        the ones it serves. Worked out once per snapshot, as an edit makes a new one."""
+        positions = self.positions
+        if positions is None:
+            return frozenset()
+        files, digests = self.files, positions.digests
+        return frozenset(path for path, number in positions.numbers.items()
+                         if path not in self.buffers and (record := files.get(path)) is not None
+                         and record.digest == digests[number])
+
+    def text(self, path: str, keep: bool = True) -> str | None:
+        """The text as the user sees it: the unsaved buffer if any, else the indexed file's content (read
+        from disk when not cached, and cached then unless `keep` is False: a pass over every file)."""
         if path in self.buffers:
             return self.buffers[path]
         record = self.files.get(path)
@@ -130,7 +147,8 @@ class Snapshot:
             return None
         if fresh.digest != record.digest:
             return None  # changed on disk since indexed; the next refresh re-indexes it
-        self.contents.put(path, fresh.digest, text)
+        if keep:
+            self.contents.put(path, fresh.digest, text)
         return text
 
     def line(self, path: str, line: int) -> str:

@@ -19,10 +19,11 @@ from __future__ import annotations
 import re
 import threading
 import time
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
+from itertools import accumulate
 from typing import Literal
 
 import numpy as np
@@ -52,6 +53,9 @@ SCAN_BUDGET_S = 5.0
 # this many (cut at a line end) at a time, so an expensive pattern on a large file overruns its budget
 # by two slices at most; asking after every matching line instead cost a clock read per line.
 SCAN_SLICE = 64 * 1024
+# Compiled matchers kept for the latest queries (`compile_query`, `_finder`): compiling cost a short listing
+# a fifth of its time; each RE2 holds at most REGEX_MAX_MEM, so this bounds what they keep to 64 MB.
+COMPILED_KEPT = 8
 # RE2's memory bound for one compiled pattern (its default, made explicit): a pattern whose program
 # does not fit is refused at once as "pattern too large" instead of being run.
 REGEX_MAX_MEM = 8 << 20
@@ -65,7 +69,7 @@ _MULTILINE = "(?m)"
 # LATIN SMALL LETTER LONG S (s). A text without them is searched case-insensitively by lowercasing bytes.
 _ASCII_FOLD_TWINS = ("\u212a".encode(), "\u017f".encode())
 _NEWLINE = ord("\n")
-_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 
 
 class QueryError(ValueError):
@@ -96,10 +100,17 @@ class TextResult:
 
 
 class _File:
-    """A file with matches: what turning one of them into a Hit needs, its language looked up once."""
+    """A file with matches: what turning one of them into a Hit needs, its language looked up once.
 
-    def __init__(self, path: str, text: SearchText) -> None:
-        self.path, self.data, self.ascii = path, text.data, text.ascii
+    Its bytes are a `SearchText`'s, or read on first use (`FoundFiles.data`: a file served from the
+    positional index is copied out of it only when one of its lines becomes a Hit)."""
+
+    def __init__(self, path: str, data: bytes | Callable[[], bytes], ascii: bool, locate: Search | None = None) -> None:
+        self.path, self._data, self.ascii, self.locate = path, data, ascii, locate
+
+    @cached_property
+    def data(self) -> bytes:
+        return self._data if isinstance(self._data, bytes) else self._data()
 
     @cached_property
     def language(self) -> str | None:
@@ -112,6 +123,38 @@ class _File:
 # holding a _File were tracked, and the tens of thousands a listing keeps brought on full collections
 # of the whole heap (1.2 million objects with Django indexed: 0.9 s inside one search, measured).
 _Line = tuple[int, int, int, int]
+
+
+@dataclass(frozen=True)
+class FoundFiles:
+    """A run of files, consecutive in path order, whose matching lines were found without scanning them
+    (by `textpositions`), for `match_text` to take in their place: the records a scan would have made.
+
+    `records(base, stop)` makes them, the files numbered from `base` on in order: the whole-word and the
+    other records, how many of each the files up to each one hold (cumulative, one entry per file), and
+    how many files it went through before `stop` said stop (all of them, unless it did). `data(i)` reads
+    the i-th file's scan-ready bytes, for the Hits shown; `sizes` is what a scan would have read of each.
+    """
+
+    paths: list[str]
+    sizes: list[int]
+    ascii: list[bool]
+    data: Callable[[int], bytes]
+    records: Callable[[int, Callable[[], bool]], FoundRecords]
+    # Finds a record's match from its line's start (`search` over the line) where the record says only
+    # which line matches (end -1): a regex's lines can be known to match before where they do is.
+    locate: Search | None = None
+
+
+@dataclass(frozen=True)
+class FoundRecords:
+    """What `FoundFiles.records` gives (see there)."""
+
+    whole: list[_Line]
+    partial: list[_Line]
+    whole_ends: list[int]
+    partial_ends: list[int]
+    done: int
 
 
 @dataclass(frozen=True)
@@ -150,6 +193,9 @@ def _hit(file: _File, found: _Line, score: float) -> Hit:
     """A Hit for one recorded line of `file`: columns in code points, the line without its `\\r`, cut to SNIPPET_MAX."""
     _, line, start, end = found
     data = file.data
+    if end < 0 and file.locate is not None:  # a line known to match (`FoundFiles.locate`): where is the match?
+        span = file.locate(data, start, len(data) if (cut := data.find(b"\n", start)) == -1 else cut)
+        start, end = span if span is not None else (start, start)
     line_start = data.rfind(b"\n", 0, start) + 1
     line_end = data.find(b"\n", start)
     text = data[line_start : len(data) if line_end == -1 else line_end].decode("utf-8", "replace").rstrip("\r")
@@ -250,7 +296,7 @@ PARTIAL_SCAN_FACTOR = 5
 
 def search_text(
     query: TextQuery,
-    files: Iterable[tuple[str, str | SearchText]],
+    files: Iterable[tuple[str, str | SearchText | FoundFiles]],
     limit: int = 200,
     max_bytes_scanned: int | None = None,
     budget_s: float | None = SCAN_BUDGET_S,
@@ -263,25 +309,27 @@ def search_text(
 
 def match_text(
     query: TextQuery,
-    files: Iterable[tuple[str, str | SearchText]],
+    files: Iterable[tuple[str, str | SearchText | FoundFiles]],
     limit: int = 200,
     max_bytes_scanned: int | None = None,
     budget_s: float | None = SCAN_BUDGET_S,
     cancel: threading.Event | None = None,
 ) -> TextMatches:
     """Matching lines of `files` (path, content), best first; stops at `limit` lines, the byte budget,
-    the time budget or `cancel`, checked between files and between slices of a file.
+    the time budget or `cancel`, checked between files and between slices of a file. Files given as
+    `FoundFiles` (served from the positional index) are not scanned: their records are taken as they
+    are, and the run is cut where a scan of its files would have stopped (`_taken`).
 
     The scan records each matching line as a small tuple: building the Hits of thousands of lines is
     what made a many-hit search cost as much as scanning the repository without an index (issue 17).
     """
     stop = _Stop(None if budget_s is None else time.monotonic() + budget_s, cancel)
-    matcher = _compile(query, 0)
-    search = _searcher(matcher)
-    needle = _plain_needle(query)
-    finder = _Finder(needle) if needle is not None else None
+    matcher = compile_query(query, 0)
+    search = searcher(matcher)
+    needle = plain_needle(query)
+    finder = _finder(needle) if needle is not None else None
     literal = _guide_literal(query)
-    guide = _Finder(literal) if literal is not None else None
+    guide = _finder(literal) if literal is not None else None
     rank_words = query.kind == "identifier"
     whole: list[_Line] = []
     partial: list[_Line] = []
@@ -297,18 +345,30 @@ def match_text(
         if stop():
             reason = REASON_TIME
             break
-        text = content if isinstance(content, SearchText) else SearchText(content)
-        scanned += len(text.data)
         in_order = in_order and path >= previous
         previous = path
+        if isinstance(content, FoundFiles):
+            previous = content.paths[-1]
+            found = content.records(len(scanned_files), stop)
+            taken, reason = _taken(content, found, scanned, max_bytes_scanned, len(whole), len(partial), limit)
+            scanned += sum(content.sizes[:taken])
+            scanned_files.extend(_File(content.paths[at], _file_data(content.data, at), content.ascii[at],
+                                       content.locate) for at in range(taken))
+            whole += found.whole[: found.whole_ends[taken - 1]] if taken else []
+            partial += found.partial[: found.partial_ends[taken - 1]] if taken else []
+            if reason:
+                break
+            continue
+        text = content if isinstance(content, SearchText) else SearchText(content)
+        scanned += len(text.data)
         if finder is not None and (query.case_sensitive or text.plain_case):
             haystack = text.data if query.case_sensitive else text.lowered
             first = finder.find(haystack, 0)
             if first != -1:  # most candidates hold the needle, but a file without it costs one find
-                scanned_files.append(_File(path, text))
+                scanned_files.append(_File(path, text.data, text.ascii))
                 _Scan(scanned_files, text.newlines, rank_words, whole, partial).find_all(haystack, finder, first)
         else:
-            scanned_files.append(_File(path, text))
+            scanned_files.append(_File(path, text.data, text.ascii))
             if not _Scan(scanned_files, text.newlines, rank_words, whole, partial).match_all(
                     matcher, search, _Guide(guide, text.lowered) if guide is not None and text.plain_case else None,
                     stop):
@@ -328,6 +388,34 @@ def match_text(
     return TextMatches(whole, partial, bool(reason), reason, scanned_files)
 
 
+def _taken(content: FoundFiles, found: FoundRecords, scanned: int, max_bytes: int | None, whole: int,
+           partial: int, limit: int) -> tuple[int, str]:
+    """How many files of a run a scan would have gone through, and why it stopped there ("" if it did not).
+
+    As `match_text`'s loop asks them: the byte budget, then the time budget, before each file; the limits
+    after it. So a limit reached after file i stops before the budgets asked before file i + 1.
+    """
+    count = len(content.paths)
+    over = min(bisect_right(found.whole_ends, limit - whole),  # the first file after which whole > limit
+               bisect_right(found.partial_ends, PARTIAL_SCAN_FACTOR * limit - partial))
+    if over < count:
+        count, reason = over + 1, REASON_LIMIT
+    else:
+        reason = ""
+    if max_bytes is not None:
+        spent = bisect_left(list(accumulate(content.sizes, initial=scanned)), max_bytes, hi=count)
+        if spent < count:  # the first file the byte budget is spent before
+            count, reason = spent, REASON_BYTES
+    if found.done < count:
+        count, reason = found.done, REASON_TIME
+    return count, reason
+
+
+def _file_data(data: Callable[[int], bytes], at: int) -> Callable[[], bytes]:
+    """The bytes of file `at` of a run, read when a Hit needs them."""
+    return lambda: data(at)
+
+
 class _Stop:
     """Whether a scan must stop now: its deadline passed or its caller cancelled it."""
 
@@ -342,7 +430,7 @@ class _Stop:
         return self.deadline is not None and time.monotonic() >= self.deadline
 
 
-def _plain_needle(query: TextQuery) -> bytes | None:
+def plain_needle(query: TextQuery) -> bytes | None:
     """The bytes to find with a plain byte search, or None when only RE2 will do.
 
     A case-sensitive literal is its UTF-8 bytes (UTF-8 is self-synchronising: a byte match is a
@@ -354,6 +442,11 @@ def _plain_needle(query: TextQuery) -> bytes | None:
     if query.case_sensitive:
         return query.pattern.encode("utf-8")
     return query.pattern.lower().encode("ascii") if query.pattern.isascii() else None
+
+
+@lru_cache(maxsize=COMPILED_KEPT)
+def _finder(needle: bytes) -> _Finder:
+    return _Finder(needle)
 
 
 class _Finder:
@@ -372,7 +465,7 @@ class _Finder:
         options.never_capture = True
         options.max_mem = REGEX_MAX_MEM
         self.needle = needle
-        self._search = _searcher(re2.compile(needle, options))
+        self._search = searcher(re2.compile(needle, options))
 
     def find(self, haystack: bytes, pos: int) -> int:
         """The offset of the first occurrence at or after `pos`, or -1."""
@@ -442,7 +535,7 @@ def _regex_query(pattern: str, offset: int) -> TextQuery:
     if not pattern:
         raise QueryError("the regular expression is empty", offset)
     query = TextQuery("regex", pattern, _has_upper(_NOT_LITERAL_TEXT.sub("", pattern)))
-    _compile(query, offset)
+    compile_query(query, offset)
     return query
 
 
@@ -450,8 +543,10 @@ def _has_upper(text: str) -> bool:
     return any(char.isupper() for char in text)
 
 
-def _compile(query: TextQuery, offset: int) -> re2._Regexp:
-    """The RE2 matcher for a query; a regex RE2 rejects becomes a QueryError pointing at the culprit."""
+@lru_cache(maxsize=COMPILED_KEPT)
+def compile_query(query: TextQuery, offset: int) -> re2._Regexp:
+    """The RE2 matcher for a query; a regex RE2 rejects becomes a QueryError pointing at the culprit.
+    Kept for the last few queries (`COMPILED_KEPT`): a listing re-asked, or paged, compiles once."""
     options = re2.Options()
     options.never_nl = True
     options.log_errors = False
@@ -541,7 +636,7 @@ class _Scan:
                 whole.append((file, line, at, at + size))
                 pending = False
 
-    def match_all(self, matcher: re2._Regexp, search: _Search, guide: _Guide | None, stop: Callable[[], bool]) -> bool:
+    def match_all(self, matcher: re2._Regexp, search: Search, guide: _Guide | None, stop: Callable[[], bool]) -> bool:
         """Every line RE2 matches; an empty match after the final newline is on no line (ripgrep agrees).
 
         RE2 runs over one slice of whole lines at a time (a match never spans lines), and `stop` is
@@ -598,16 +693,16 @@ class _Scan:
     def _is_whole_word(self, start: int, end: int) -> bool:
         # Bytes >= 0x80 belong to non-ASCII characters, which in identifiers are letters.
         data = self.data
-        before = start > 0 and (data[start - 1] in _WORD_BYTES or data[start - 1] >= 0x80)
-        after = end < len(data) and (data[end] in _WORD_BYTES or data[end] >= 0x80)
+        before = start > 0 and (data[start - 1] in WORD_BYTES or data[start - 1] >= 0x80)
+        after = end < len(data) and (data[end] in WORD_BYTES or data[end] >= 0x80)
         return not before and not after
 
 
 # Span of a match, or None: the matcher's search over data[pos:endpos], looking at the text around it.
-_Search = Callable[[bytes, int, int], tuple[int, int] | None]
+Search = Callable[[bytes, int, int], tuple[int, int] | None]
 
 
-def _searcher(matcher: re2._Regexp) -> _Search:
+def searcher(matcher: re2._Regexp) -> Search:
     """The first match's span in a window, by google-re2's compiled RE2 when it exposes it.
 
     Its public `search` wraps every call in a generator and a Match object, which is most of the

@@ -21,6 +21,7 @@ import zlib
 from collections import Counter
 from collections.abc import Callable, Collection, Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +40,7 @@ from ..index.indexjob import warm_parsing as _warm_parsing
 from ..index.indexjob import worker_started as _worker_started
 from ..index.lexical import DamagedLexical, LexicalIndex
 from ..index.mapped import POINTER as MAPPED_POINTER
-from ..index.mapped import DamagedMapped, open_arrays, write_arrays
+from ..index.mapped import DamagedMapped, open_arrays, verify, write_arrays
 from ..index.postings import first_postings
 from ..index.saved import POINTER as SAVED_POINTER
 from ..index.saved import DamagedSaved, SavedIndex
@@ -54,7 +55,8 @@ from ..index.store import (
     payload_digest,
 )
 from ..index.symbols import SymbolTable
-from ..index.textsearch import parse_text_query
+from ..index.textpositions import DamagedPositions, TextPositions, write_positions
+from ..index.textsearch import SearchText, parse_text_query
 from ..index.trigram import DamagedTrigrams, TrigramIndex, unpack
 from ..model.languages import detect_language
 from ..model.memory import keep_long_lived, paused_gc, return_freed
@@ -116,6 +118,13 @@ INLINE_RANK = b"PK"  # how such an inline `.npz` (a zip) starts
 # ... and the trigram postings and symbol table, so a restart opens them instead of building them (the
 # entry names the memory-mapped file beside the index, `store.SAVED_FILE`, that holds them).
 SAVED_ENTRY = "index.saved"
+# ... and the positional index of the files' text (`textpositions`), so an every-line search on a common
+# literal reads where it occurs instead of scanning the files that hold it: a memory-mapped file of that name.
+POSITIONS_ENTRY = "text.positions"
+# The positional index is built again when more than this share of the files is not in it as they are now
+# (edited, added): those are scanned, and building it costs about a CPU-second per 10 MiB of text, so it is
+# not paid for every saved edit; the trigram postings compact at the same share (`trigram.COMPACT_FRACTION`).
+POSITIONS_STALE_SHARE = 0.05
 # The folder, next to the index file, where BM25 is kept between processes (`LexicalIndex.save`).
 LEXICAL_FOLDER = "bm25"
 # ... and the files refused on reading (binary, minified), so a restart does not read them again.
@@ -197,6 +206,7 @@ class Workspace:
         self._graph_fingerprint: str | None = None  # ... and of the stored graph (GRAPH_ENTRY)
         # ... and of the rows the saved trigram postings and symbol table were built from.
         self._saved_fingerprint: str | None = None
+        self._positions_fingerprint: str | None = None  # ... and the stored text positions (POSITIONS_ENTRY)
         # Files refused on reading, by path: (size, mtime_ns, reason), so an unchanged one is not re-read.
         self._unreadable: dict[str, tuple[int, int, str]] = {}
         self.state = "loading"
@@ -252,11 +262,13 @@ class Workspace:
                 symbols=saved.symbols,
                 graph=self._stored_graph(current, parsed.unkept()) or self._built_graph(parsed.unkept()),
                 buffers={}, contents=contents, max_file_size=self.settings.max_file_size,
+                positions=self._stored_positions(),
             )
         empty = Snapshot(
             root=self.root, generation=0, files={}, parsed={}, doc_ids={}, paths_by_id={},
             trigrams=TrigramIndex.build({}), symbols=SymbolTable(), graph=CodeGraph.build({}), buffers={},
             contents=contents, max_file_size=self.settings.max_file_size,
+            positions=self._stored_positions() if rows else None,
         )
         files, decoded = {}, {}
         grams: dict[str, np.ndarray] = {}
@@ -333,6 +345,59 @@ class Workspace:
             return
         self.store.write_derived(SAVED_ENTRY, current, pointer)
         self._saved_fingerprint = current
+
+    def _stored_positions(self) -> TextPositions | None:
+        """The stored positional index, mapped, whatever rows it was built from: it serves a file only while
+        the file's digest is the one it stored (`Snapshot.as_stored`). Its bytes are hashed when a search
+        first reads it (`_positions_sound`), not here. None when there is none, or it is damaged (said in
+        `repairs`; built again at the end of the next refresh)."""
+        stored = self.store.read_derived(POSITIONS_ENTRY)
+        if stored is None:
+            return None
+        try:
+            arrays = open_arrays(self.store.folder, stored[1], check=False)
+            positions = TextPositions.from_arrays(arrays, partial(self._positions_sound, arrays, stored[1]))
+        except (DamagedPositions, DamagedMapped) as error:
+            self._positions_damaged(str(error))
+            return None
+        self._positions_fingerprint = stored[0]
+        return positions
+
+    def _positions_sound(self, arrays: Mapping[str, np.ndarray], pointer: bytes) -> bool:
+        """The postponed check of the stored positions: when the file is not the one its entry names, the
+        search that asked scans instead, and the next refresh builds them again."""
+        if verify(arrays, pointer):
+            return True
+        self._positions_damaged(f"file {POSITIONS_ENTRY} does not match its entry's digest")
+        self._positions_fingerprint = None
+        return False
+
+    def _positions_damaged(self, error: str) -> None:
+        log.warning("%s: %s; the text positions are built again", self.store.path, error)
+        self.store.repairs.append(f"stored text positions were damaged ({error}); rebuilt")
+
+    def _store_positions(self) -> None:
+        """Build and keep the positional index of the saved files' text when there is none, or when more than
+        POSITIONS_STALE_SHARE of the files are not in it as they are; the snapshot then reads it mapped."""
+        snapshot = self._snapshot
+        if snapshot.buffers or not snapshot.files or snapshot.fingerprint == self._positions_fingerprint:
+            return
+        if snapshot.positions is not None and snapshot.positions.sound:
+            stale = len(snapshot.files) - len(snapshot.as_stored)
+            if stale <= POSITIONS_STALE_SHARE * len(snapshot.files):
+                return
+        current = snapshot.fingerprint
+        texts = ((path, snapshot.files[path].digest, SearchText(text)) for path in sorted(snapshot.files)
+                 if (text := snapshot.text(path, keep=False)) is not None)
+        try:
+            pointer = write_positions(self.store.folder / POSITIONS_ENTRY, texts)
+            positions = TextPositions.from_arrays(open_arrays(self.store.folder, pointer, check=False))
+        except (OSError, DamagedMapped, DamagedPositions) as error:  # a full disk: searches scan
+            log.warning("%s: text positions not stored (%s)", self.store.path, error)
+            return
+        self.store.write_derived(POSITIONS_ENTRY, current, pointer)
+        self._positions_fingerprint = current
+        self._snapshot = replace(snapshot, positions=positions)
 
     def _stored_graph(self, current: str, parsed: Mapping[str, ParsedFile]) -> CodeGraph | None:
         """The graph of the loaded rows (`current`: their fingerprint), deferred on their stored centrality;
@@ -555,6 +620,7 @@ class Workspace:
             self._snapshot.graph.refresh_centrality()  # part of indexing, not of the first search
             self._store_rank()
             self._store_saved()
+            self._store_positions()
             self.state, self.progress, self.failure = "ready", 1.0, None
             self._build_graph_behind()
         return RefreshStats(
@@ -1115,6 +1181,7 @@ class Workspace:
                 log.warning("%s: centrality not stored: %s", self.store.path, error)
             try:
                 self._store_saved()
+                self._store_positions()
             except (OSError, sqlite3.Error) as error:  # the next start builds them; closing must not fail
                 log.warning("%s: indexes not saved: %s", self.store.path, error)
             with self._lexical_lock:

@@ -381,9 +381,9 @@ class _PublicOnly:
 def test_regex_window_search_without_the_bindings_internals_gives_the_same_lines(tmp_path: Path) -> None:
     files = disk_files(tmp_path, {"a.py": "raise ValueError('x')\nraise Http404\n  raise KeyError(k)\n"})
     query = parse_text_query(r"/raise \w+Error\(/")
-    matcher = textsearch._compile(query, 0)
+    matcher = textsearch.compile_query(query, 0)
     data = SearchText(files[0][1]).data
-    fast, public = textsearch._searcher(matcher), textsearch._searcher(_PublicOnly(matcher))  # type: ignore[arg-type]
+    fast, public = textsearch.searcher(matcher), textsearch.searcher(_PublicOnly(matcher))  # type: ignore[arg-type]
     assert fast is not public
     for pos, end in ((0, len(data)), (1, len(data)), (22, 40), (36, len(data)), (len(data), len(data))):
         assert fast(data, pos, end) == public(data, pos, end)
