@@ -42,9 +42,10 @@ FEW_UNSERVED = 16
 ENCLOSING_CACHE_FILES = 8192
 
 # How the layer that owns the storage keeps BM25 between processes: `Opened` gives the stored index
-# for a snapshot's chunks (None: build it), `Built` is told of every index built.
+# for a snapshot's chunks (None: build it), `Built` is told of every index built and says whether it
+# stored it (then the stored copy, memory-mapped, is what serves).
 Opened = Callable[[Snapshot, Sequence[Chunk]], LexicalIndex | None]
-Built = Callable[[Snapshot, LexicalIndex], None]
+Built = Callable[[Snapshot, LexicalIndex], bool]
 
 
 class LexicalCache:
@@ -98,8 +99,10 @@ class LexicalCache:
         index = self._opened(snapshot, chunks) if self._opened is not None else None
         if index is None:
             index = LexicalIndex.build(chunks)
-            if self._built is not None:
-                self._built(snapshot, index)
+            if self._built is not None and self._built(snapshot, index) and self._opened is not None:
+                # The copy just stored, mapped: its arrays are pages of the file, not the heap (a server's
+                # first question on Django grew its heap by 181 MiB when it kept the built one; 123 so).
+                index = self._opened(snapshot, chunks) or index
         return index
 
     def _build_locked(self, snapshot: Snapshot) -> None:

@@ -492,18 +492,20 @@ class Workspace:
                 self._lexical_fingerprint = current
         return index
 
-    def _lexical_built(self, snapshot: Snapshot, index: LexicalIndex) -> None:
+    def _lexical_built(self, snapshot: Snapshot, index: LexicalIndex) -> bool:
         """Store a built BM25 at once when nothing stored fits (a restart then opens it); later builds,
-        one per burst of edits, are stored when the workspace closes rather than each time."""
+        one per burst of edits, are stored when the workspace closes rather than each time. Whether it
+        was stored now."""
         if snapshot.buffers or not snapshot.files or self._closing.is_set():
-            return
+            return False
         current = snapshot.fingerprint
         with self._lexical_lock:
             if current == self._lexical_fingerprint:
-                return
+                return False
             self._lexical_pending = (current, index)
             if self._lexical_fingerprint is None:
                 self._store_lexical()
+            return self._lexical_fingerprint == current
 
     def _store_lexical(self) -> None:
         """Write the pending BM25 (callers hold `_lexical_lock`); a failure only costs the next start a build."""

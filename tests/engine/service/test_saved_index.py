@@ -22,6 +22,7 @@ import numpy as np
 import pytest
 
 from fourfold.engine import SearchRequest, Settings, Workspace
+from fourfold.engine.index.lexical import LexicalIndex
 from fourfold.engine.index.saved import POINTER, DamagedSaved, SavedIndex
 from fourfold.engine.index.snapshot import ChunkSequence
 from fourfold.engine.index.store import SAVED_FILE, StoredParsed, encode_parsed
@@ -104,6 +105,22 @@ def test_a_restart_opens_the_saved_indexes_and_answers_as_the_cold_index(tree: P
     assert answers(workspace) == cold
     workspace.close()
     assert cold_answers(tree, tmp_path / "another index") == cold
+
+
+def test_the_first_bm25_built_is_served_from_its_stored_copy_and_answers_as_the_built_one(
+        tree: Path, tmp_path: Path) -> None:
+    cold = cold_answers(tree, tmp_path / "one-shot")
+    server = Workspace(tree, Settings(index_dir=str(tmp_path / "index"), semantic_backend="none"), background=True)
+    server.refresh()
+    built = LexicalIndex.builds
+    assert answers(server) == cold
+    lexical, chunks = server._lexical.get(server.snapshot())  # built by the first question, then stored
+    assert LexicalIndex.builds == built + 1
+    assert isinstance(lexical.model.scores["data"], np.memmap)  # ... and served from the stored copy
+    fresh = LexicalIndex.build(chunks)
+    for query in ("retry with backoff", "item inventory report", "warehouse ping"):
+        assert lexical.search(query) == fresh.search(query)
+    server.close()
 
 
 def test_an_edit_after_a_restart_answers_as_a_cold_index_of_the_edited_files(tree: Path, tmp_path: Path) -> None:
