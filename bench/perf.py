@@ -223,6 +223,25 @@ def cold_index_figures(root: Path, index_dir: str, backend: str) -> dict[str, fl
             "workers_peak_rss_mib": workers.ru_maxrss / 1024, "load_1min": os.getloadavg()[0]}
 
 
+def server_index_figures(root: Path, index_dir: str, backend: str) -> dict[str, float]:
+    """A first index as a language server runs it (a background workspace, which publishes partial
+    snapshots and keeps texts for its searches), in a fresh process: its peak RSS and heap when ready,
+    then after a first question (which builds BM25). The server's side of the peak `cold_index_figures`
+    measures for a one-shot `fourfold index`."""
+    started = time.perf_counter()
+    workspace = Workspace(root, Settings(index_dir=index_dir, semantic_backend=backend), background=True)
+    try:
+        workspace.refresh()
+        figures = {"wall_s": time.perf_counter() - started, "peak_rss_mib": _own_peak_rss_mib(),
+                   **{f"ready_{key}": value for key, value in _rss_parts_mib().items()}}
+        workspace.search(SearchRequest(query=RESTART_QUESTION))
+        figures |= {"question_peak_rss_mib": _own_peak_rss_mib(),
+                    **{f"question_{key}": value for key, value in _rss_parts_mib().items()}}
+    finally:
+        workspace.close()
+    return figures
+
+
 def restart_figures(root: Path, index_dir: str, backend: str) -> dict[str, float]:
     """What `_restart` runs in its own process (imports included in the CPU, not in the wall time)."""
     started, cpu = time.perf_counter(), time.process_time()
@@ -729,6 +748,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--restart", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--cold-index", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--server-index", type=Path, help="a server's first index of this tree: peak and heap (JSON)")
     parser.add_argument("--index-dir", help=argparse.SUPPRESS)
     return parser.parse_args(argv)
 
@@ -740,6 +760,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.cold_index is not None:
         print(json.dumps(cold_index_figures(args.cold_index, args.index_dir, args.backend)))
+        return 0
+    if args.server_index is not None:
+        folder = args.index_dir or tempfile.mkdtemp(prefix="fourfold-perf-server-")
+        try:
+            print(json.dumps(server_index_figures(args.server_index, folder, args.backend)))
+        finally:
+            if not args.index_dir:
+                shutil.rmtree(folder, ignore_errors=True)
         return 0
     queries = load_queries(args.queries)
     if args.measure is not None:

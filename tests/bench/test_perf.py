@@ -99,6 +99,13 @@ def test_measure_reports_every_modality_and_baseline(corpus: Path, queries: Path
         assert figures.ctags_s is not None and figures.ctags_definitions >= 3
 
 
+def test_a_server_index_reports_its_peak_and_heap_when_ready_and_after_a_question(corpus: Path, tmp_path: Path) -> None:
+    figures = perf.server_index_figures(corpus, str(tmp_path / "index"), "none")
+    assert figures["wall_s"] > 0 and figures["ready_serving_anon_mib"] > 0
+    assert figures["question_peak_rss_mib"] >= figures["peak_rss_mib"] > 0
+    assert (tmp_path / "index" / "index.sqlite").is_file()  # it indexed where it was told
+
+
 def test_summary_states_ratios_from_the_figures() -> None:
     one = perf.Figures(1, files=10, refresh_s=2.0, graph_s=0.5, literal_ms=[2.0], rg_ms=[10.0], ctags_s=0.3,
                        query_ms={"exact_match": [1.0, 3.0]}, symbol_ms=[0.5])
