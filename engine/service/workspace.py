@@ -525,7 +525,7 @@ class Workspace:
     def _rebuilt(self, base: Snapshot, files: dict[str, FileRecord], parsed: Mapping[str, ParsedFile],
                  changed: dict[str, np.ndarray], with_graph: bool = True,
                  graph: CodeGraph | None = None, structure: Mapping[str, ParsedFile] | None = None,
-                 uses: Mapping[str, ParsedFile] | None = None,
+                 uses: Mapping[str, ParsedFile] | None = None, positions_first: bool = False,
                  **changes: Any) -> Snapshot:
         """A snapshot whose indexes are built in bulk: cheaper than many one-file updates after a big change.
         `graph`, when given, is used as it is (a deferred graph opened from the stored centrality);
@@ -537,7 +537,8 @@ class Workspace:
         postings of the others are carried over from `base`'s index, never decompressed again. It is
         emptied once the postings are built: the sets are not needed for the rest of the build.
         A partial snapshot published during a first index leaves the graph (the slowest part) for the end.
-        A whole build that makes its graph stores the text positions first, when they are due (`_positioned`).
+        `positions_first`: a whole build that makes its graph stores the text positions before it, when they
+        are due (`_positioned`), instead of leaving them to the end of the refresh.
         The cycle collector is paused throughout: it would otherwise walk every new record repeatedly.
         """
         doc_ids = {path: base.doc_ids.get(path) or self._new_id() for path in files}
@@ -560,9 +561,11 @@ class Workspace:
             )
             if not with_graph or graph is not None:
                 return built
-            # The text positions before the graph: their block sorts then add to a smaller heap than the
-            # graph's (on top of it, they were 4x Django's cold-index peak: 1,369 MiB against the graph's 1,254).
-            return replace(self._positioned(built), graph=self._built_graph(source, uses))
+            if positions_first:
+                # Their block sorts then add to a smaller heap than the graph's: after it, they were 4x
+                # Django's cold-index peak (1,369 MiB, over the 1,254 held once the graph was stored).
+                built = self._positioned(built)
+            return replace(built, graph=self._built_graph(source, uses))
 
     def _new_id(self) -> int:
         self._next_id += 1
@@ -808,7 +811,7 @@ class Workspace:
             structure, uses = self._structure(old, parsed, changed.keys(), partial)
             with paused_gc():
                 self._snapshot = self._rebuilt(old, files, parsed, changed, with_graph=not partial,
-                                               structure=structure, uses=uses, **changes)
+                                               structure=structure, uses=uses, positions_first=True, **changes)
                 if partial:
                     self._partial_structure = (self._snapshot.generation, structure)
                 del structure
