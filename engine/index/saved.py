@@ -129,23 +129,26 @@ class SavedIndex:
         return POINTER + json.dumps({"file": path.name, "size": size, "digest": digest}).encode()
 
     @classmethod
-    def open(cls, folder: Path, pointer: bytes) -> SavedIndex:
+    def open(cls, folder: Path, pointer: bytes, check: bool = True) -> SavedIndex:
         """The saved indexes in the file `pointer` (as `write` returned it) names, memory-mapped: a restart
         reads the pages a search touches instead of copying the whole blob out of SQLite (35 MB for Django,
         ~0.08 CPU-s). Raises DamagedSaved when the file is missing, cut, garbled, or not the one the
-        pointer was written for (a file of another index, or one written by a save that did not finish)."""
+        pointer was written for (a file of another index, or one written by a save that did not finish).
+        `check` False skips hashing the payload, for the process that has just written it: hashing reads
+        every page into this process, and a build that reopens what it wrote to free its own copy (4x
+        Django: ~150 MB) would hold them again."""
         blob, digest, _ = map_named(folder, pointer, POINTER, DamagedSaved, "stored index ")
-        saved = cls.decode(blob, digest)
+        saved = cls.decode(blob, digest, check)
         return saved
 
     @classmethod
-    def decode(cls, blob: bytes | memoryview, digest: str | None = None) -> SavedIndex:
+    def decode(cls, blob: bytes | memoryview, digest: str | None = None, check: bool = True) -> SavedIndex:
         """The indexes of a blob `encode` or `write` made; `digest`, when given, is the one its entry kept
         (a file that reads whole but is not the one the entry was written with is refused too)."""
         header, start = _header(blob)
         payload = memoryview(blob)[start:]
         try:
-            if xxhash.xxh3_128_hexdigest(payload) != header["digest"]:
+            if check and xxhash.xxh3_128_hexdigest(payload) != header["digest"]:
                 raise DamagedSaved("stored index does not match its digest")
             if digest is not None and digest != header["digest"]:
                 raise DamagedSaved("stored index file is not the one its entry names")

@@ -1,16 +1,21 @@
 """A cold index does its bulk work once: no partial snapshots where no search can run, the records frozen
-out of the cycle collector after a large first index."""
+out of the cycle collector after a large first index, what it has stored served from the disk."""
 
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator
+import mmap
+from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pytest
 
 from fourfold.engine import SearchRequest, Settings, Workspace
+from fourfold.engine.index.store import SAVED_FILE
 from fourfold.engine.index.symbols import SymbolTable
+from fourfold.engine.model.records import ParsedFile
 from fourfold.engine.service import workspace as workspace_module
 
 
@@ -117,3 +122,46 @@ def test_a_first_index_published_in_parts_holds_what_a_one_shot_index_holds(tree
     finally:
         served.close()
         one_shot.close()
+
+
+def is_mapped(array: np.ndarray) -> bool:
+    """Whether `array` views a memory-mapped file (not memory of its own)."""
+    base: object = array
+    while isinstance(base, np.ndarray):
+        base = base.base
+    return isinstance(base, memoryview) and isinstance(base.obj, mmap.mmap)
+
+
+def test_a_bulk_build_stores_postings_and_symbols_before_its_graph_and_serves_them_as_built(
+        tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """They are written and mapped before the graph is built, so the graph's build reuses the memory of the
+    built copies; the answers are those of the built copies (`_saved` switched off)."""
+    monkeypatch.setattr(workspace_module, "BULK_CHANGE", 0)
+    saved_before_graph: list[bool] = []
+    built_graph = Workspace._built_graph
+
+    def watched(self: Workspace, parsed: Mapping[str, ParsedFile], *args: Any, **kwargs: Any) -> Any:
+        if parsed:  # not the empty graph an index without rows opens with
+            saved_before_graph.append((self.store.folder / SAVED_FILE).exists())
+        return built_graph(self, parsed, *args, **kwargs)
+
+    monkeypatch.setattr(Workspace, "_built_graph", watched)
+    mapped, _ = cold_index(tree, tmp_path / "mapped", background=False)
+    monkeypatch.setattr(Workspace, "_saved", lambda self, snapshot: snapshot)
+    built, _ = cold_index(tree, tmp_path / "built", background=False)
+    try:
+        assert saved_before_graph == [True, False]
+        served, kept = mapped.snapshot(), built.snapshot()
+        assert all(is_mapped(array) for array in served.trigrams.arrays().values())
+        assert all(is_mapped(array) for array in served.symbols.arrays().values())
+        assert not any(is_mapped(array) for array in kept.trigrams.arrays().values())
+        for question in (*QUESTIONS, "Item", "inventory report"):
+            request = SearchRequest(query=question)
+            assert [(hit["path"], hit["symbol"], str(hit["range"]), hit["score"]) for hit in
+                    mapped.search_dict(request)["results"]] == [
+                (hit["path"], hit["symbol"], str(hit["range"]), hit["score"]) for hit in
+                built.search_dict(request)["results"]]
+        assert mapped.refresh().indexed == 0 and mapped.store.repairs == []
+    finally:
+        mapped.close()
+        built.close()
