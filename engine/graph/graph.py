@@ -26,7 +26,7 @@ import threading
 import time
 from array import array
 from collections import Counter, deque
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar, cast
 
 import numpy as np
@@ -73,6 +73,8 @@ from .tuning import TUNING, GraphTuning
 if TYPE_CHECKING:
     import networkx as nx  # only for a reader who asks for `graph` (0.4 s to import)
 
+# Edge keys turned into Python ints at a time while the evidence is stored (`_evidence_arrays`).
+_KEY_SLICE = 1 << 16
 # Distinct names remembered by the name-splitting caches: a Django-sized workspace uses ~60k.
 NAME_CACHE_SIZE = 1 << 17
 
@@ -122,6 +124,7 @@ Evidence = int | dict[Contribution, int]
 # keys, and a set of one is 216 bytes).
 NameIndex = dict[str, str | set[str]]
 K = TypeVar("K")
+T = TypeVar("T")
 
 
 def _contribution(kind: int, count: int, span: Span4) -> Contribution:
@@ -388,13 +391,19 @@ class CodeGraph:
     def stored_arrays(self) -> dict[str, np.ndarray] | None:
         """The settled graph as the arrays `StoredGraph` reads (`mapped`), or None when it is not built in
         memory (a deferred or mapped graph has not changed since it was stored)."""
+        return self.stored(dict)
+
+    def stored(self, write: Callable[[Iterable[tuple[str, np.ndarray]]], T]) -> T | None:
+        """What `write` makes of `stored_arrays`'s arrays, handed over one (name, array) at a time as each is
+        made (a file writer then holds one at a time, `mapped.write_arrays`); None when there is nothing to
+        store (as `stored_arrays`). The graph's lock is held throughout."""
         with self._lock:
             if self._unbuilt is not None:
                 if self._mapped is None or not self._delta_files:
                     return None
-                return self._compacted()
+                return write(self._compacted().items())
             self._settle()
-            return _stored_arrays(self)
+            return write(_stored_parts(self))
 
     def _compacted(self) -> dict[str, np.ndarray]:
         """The stored arrays with the overlay's edits folded in (the ranking stays the stored one)."""
@@ -1571,8 +1580,10 @@ def _ranked(hits: Iterable[Hit], limit: int) -> list[Hit]:
     return sorted(hits, key=lambda h: (-h.score, h.path, h.span))[:limit]
 
 
-def _stored_arrays(graph: CodeGraph) -> dict[str, np.ndarray]:
-    """A settled graph built in memory as the arrays `StoredGraph` reads (stored.py describes them)."""
+def _stored_parts(graph: CodeGraph) -> Iterator[tuple[str, np.ndarray]]:
+    """A settled graph built in memory as the arrays `StoredGraph` reads (stored.py describes them), one at a
+    time as each is made, so a writer holds one (with its helpers) and not all of them: all at once, they were
+    a cold index's peak (+124 MiB at 4x Django over the ranked graph, +690 at 16x)."""
     adjacency = graph._graph
     order = adjacency.order()
     names = [adjacency.name(node) for node in order]
@@ -1581,29 +1592,60 @@ def _stored_arrays(graph: CodeGraph) -> dict[str, np.ndarray]:
     paths = sorted_strings(set(graph._specs) | {path for path in node_paths if path is not None})
     path_id = {path: at for at, path in enumerate(paths)}
     pool = StringPool()
-    arrays: dict[str, np.ndarray] = {"format": np.array([GRAPH_FORMAT], dtype=np.int32)}
-    arrays |= string_arrays("node", names, lookup=True)
-    arrays["node_path"] = np.array([-1 if path is None else path_id[path] for path in node_paths], dtype=np.int32)
-    arrays |= string_arrays("path", paths, lookup=True)
-    # Evidence goes straight into flat typed buffers: as a list of 7-tuples it was the largest transient of
-    # a cold index, at its peak (with the edges as lists, +360 MiB at 4x Django over the built graph).
-    evidence = array("i")
-    evidence_ptr = array("q", [0])
+    yield "format", np.array([GRAPH_FORMAT], dtype=np.int32)
+    yield from string_arrays("node", names, lookup=True).items()
+    yield "node_path", np.array([-1 if path is None else path_id[path] for path in node_paths], dtype=np.int32)
+    del node_paths
+    yield from string_arrays("path", paths, lookup=True).items()
     for outgoing, side in ((True, "succ"), (False, "pred")):
         starts, ends, kinds, keys = adjacency.side_arrays(outgoing=outgoing)
-        arrays |= {f"{side}_ptr": starts, f"{side}_values": ends, f"{side}_kind": kinds}
+        yield from {f"{side}_ptr": starts, f"{side}_values": ends, f"{side}_kind": kinds}.items()
+        del starts, ends, kinds
         if outgoing:
-            for key in keys.tolist():
-                for contribution, times in _counted(graph._evidence.get(key)):
-                    kind, count, span = _unpacked(contribution)
-                    evidence.extend((kind, count, *span, times))
-                evidence_ptr.append(len(evidence) // EVIDENCE_COLUMNS)
+            yield from _evidence_arrays(graph._evidence, keys)
+        del keys
+    yield from _symbol_arrays(graph, names, pool)
+    yield "path_file", np.array([path in graph._specs for path in paths], dtype=np.int8)
+    yield from csr_arrays("file", ([at_name[node] for node in graph._nodes.get(path, {})] for path in paths),
+                          len(paths)).items()
+    yield from csr_arrays("spec", ([pool.id(spec) for spec in graph._specs.get(path, ())] for path in paths),
+                          len(paths)).items()
+    yield from csr_arrays("import", (sorted(path_id[other] for other in graph._imports.get(path, ()))
+                                     for path in paths), len(paths)).items()
+    for name, index in (("defs", graph._defs), ("qualified", graph._qualified), ("words", graph._words)):
+        yield from index_arrays(name, index, at_name).items()
+    del at_name
+    yield from index_arrays("refs", graph._referencers, path_id).items()
+    yield from string_arrays("pool", pool.items).items()
+    rank = graph._ranking()
+    ranked = {node: at for at, node in enumerate(rank.nodes)}
+    yield "rank_position", np.array([ranked.get(name, -1) for name in names], dtype=np.int32)
+    yield "rank_check", np.array([rank_check(rank.scores)], dtype=np.uint64)
+
+
+def _evidence_arrays(evidences: Mapping[int, Evidence], keys: np.ndarray) -> Iterator[tuple[str, np.ndarray]]:
+    """Each outgoing edge's evidence (edge keys in stored order), straight into flat typed buffers: as a list
+    of 7-tuples it was the largest transient of a cold index, at its peak (with the edges as lists, +360 MiB at
+    4x Django over the built graph). The keys are read a slice at a time: as one list of Python ints, 4x
+    Django's were ~30 MB more."""
+    evidence = array("i")
+    evidence_ptr = array("q", [0])
+    for begin in range(0, keys.size, _KEY_SLICE):
+        for key in keys[begin : begin + _KEY_SLICE].tolist():
+            for contribution, times in _counted(evidences.get(key)):
+                kind, count, span = _unpacked(contribution)
+                evidence.extend((kind, count, *span, times))
+            evidence_ptr.append(len(evidence) // EVIDENCE_COLUMNS)
     # views over the buffers, not copies (read-only, as the mapped arrays they become)
-    arrays["evidence_ptr"] = np.frombuffer(evidence_ptr, dtype=np.int64)
-    arrays["evidence"] = np.frombuffer(evidence, dtype=np.int32).reshape(-1, EVIDENCE_COLUMNS)
-    symbols = np.full((len(order), 6), -1, dtype=np.int32)
-    spans = np.zeros((len(order), 4), dtype=np.int32)
-    flags = np.zeros(len(order), dtype=np.int8)
+    yield "evidence_ptr", np.frombuffer(evidence_ptr, dtype=np.int64)
+    yield "evidence", np.frombuffer(evidence, dtype=np.int32).reshape(-1, EVIDENCE_COLUMNS)
+
+
+def _symbol_arrays(graph: CodeGraph, names: Sequence[str], pool: StringPool) -> Iterator[tuple[str, np.ndarray]]:
+    """Each definition node's symbol (its strings as `pool` ids), span and flags, in node order."""
+    symbols = np.full((len(names), 6), -1, dtype=np.int32)
+    spans = np.zeros((len(names), 4), dtype=np.int32)
+    flags = np.zeros(len(names), dtype=np.int8)
     for at, name in enumerate(names):
         symbol = graph._symbols.get(name)
         if symbol is None:
@@ -1613,18 +1655,6 @@ def _stored_arrays(graph: CodeGraph) -> dict[str, np.ndarray]:
                        pool.id(symbol.language), pool.id(home.dotted))
         spans[at] = (symbol.span.start_line, symbol.span.start_col, symbol.span.end_line, symbol.span.end_col)
         flags[at] = 1 | (2 if home.top_level else 0)
-    arrays |= {"symbols": symbols, "spans": spans, "flags": flags}
-    arrays["path_file"] = np.array([path in graph._specs for path in paths], dtype=np.int8)
-    arrays |= csr_arrays("file", ([at_name[node] for node in graph._nodes.get(path, {})] for path in paths), len(paths))
-    arrays |= csr_arrays("spec", ([pool.id(spec) for spec in graph._specs.get(path, ())] for path in paths), len(paths))
-    arrays |= csr_arrays("import", (sorted(path_id[other] for other in graph._imports.get(path, ())) for path in paths),
-                         len(paths))
-    for name, index in (("defs", graph._defs), ("qualified", graph._qualified), ("words", graph._words)):
-        arrays |= index_arrays(name, index, at_name)
-    arrays |= index_arrays("refs", graph._referencers, path_id)
-    arrays |= string_arrays("pool", pool.items)
-    rank = graph._ranking()
-    ranked = {node: at for at, node in enumerate(rank.nodes)}
-    arrays["rank_position"] = np.array([ranked.get(name, -1) for name in names], dtype=np.int32)
-    arrays["rank_check"] = np.array([rank_check(rank.scores)], dtype=np.uint64)
-    return arrays
+    yield "symbols", symbols
+    yield "spans", spans
+    yield "flags", flags

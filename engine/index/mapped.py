@@ -28,7 +28,7 @@ import json
 import mmap
 import os
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -51,10 +51,11 @@ class DamagedMapped(ValueError):
     """A mapped file (or the entry naming it) that does not read back whole; the part is computed again."""
 
 
-def write_arrays(path: Path, arrays: Mapping[str, np.ndarray]) -> bytes:
-    """Write `arrays` to `path` atomically and return the entry that names it (for `open_arrays`)."""
+def write_arrays(path: Path, arrays: Mapping[str, np.ndarray] | Iterable[tuple[str, np.ndarray]]) -> bytes:
+    """Write `arrays` to `path` atomically and return the entry that names it (for `open_arrays`); given as
+    (name, array) pairs, each is written as it comes and not held after."""
     with ArrayWriter(path) as writer:
-        for name, value in arrays.items():
+        for name, value in arrays.items() if isinstance(arrays, Mapping) else arrays:
             writer.add(name, value)
         return writer.commit()
 

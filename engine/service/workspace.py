@@ -488,14 +488,13 @@ class Workspace:
             self._stored_fingerprint = current
         if current != self._graph_fingerprint:
             try:
-                arrays = snapshot.graph.stored_arrays()
-                if arrays is None:
+                edges = snapshot.graph.stored(partial(write_arrays, self.store.folder / GRAPH_ENTRY))
+                if edges is None:
                     return  # not built in memory: not asked for since this start, or what is stored already
-                pointer = write_arrays(self.store.folder / GRAPH_ENTRY, arrays)
             except (OSError, OverflowError) as error:  # a full disk, a span past 2**31: built on first use
                 log.warning("%s: graph not stored (%s)", self.store.path, error)
                 return
-            self.store.write_derived(GRAPH_ENTRY, current, pointer)
+            self.store.write_derived(GRAPH_ENTRY, current, edges)
             self._graph_fingerprint = current
 
     def _open_lexical(self, snapshot: Snapshot, chunks: Sequence[Chunk]) -> LexicalIndex | None:

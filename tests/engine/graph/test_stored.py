@@ -11,6 +11,7 @@ import re
 import shutil
 from collections import Counter
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -49,9 +50,14 @@ def tree(tmp_path: Path) -> Path:
 def stored_and_opened(graph: CodeGraph, files: dict[str, ParsedFile], folder: Path) -> CodeGraph:
     """`graph` written to a mapped file as a workspace stores it, and opened from that file."""
     graph.refresh_centrality()
+    # written one array at a time as each is made, as a workspace stores it: the arrays `stored_arrays` holds
+    pointer = graph.stored(partial(write_arrays, folder / "graph.edges"))
     arrays = graph.stored_arrays()
-    assert arrays is not None
-    pointer = write_arrays(folder / "graph.edges", arrays)
+    assert pointer is not None and arrays is not None
+    written = open_arrays(folder, pointer)
+    assert list(written) == list(arrays)
+    assert all(written[name].dtype == array.dtype and np.array_equal(written[name], array)
+               for name, array in arrays.items())
     rank = graph.stored_rank()
     assert rank is not None
     reread = StoredRank.from_arrays(rank.arrays())
