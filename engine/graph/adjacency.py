@@ -25,7 +25,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-__all__ = ["Adjacency", "EdgeData", "NodePositions", "edge_key"]
+__all__ = ["Adjacency", "EdgeData", "NodePositions", "edge_key", "key_ints"]
 
 # (edge kind as an index into EDGE_KINDS, weight)
 EdgeData = tuple[int, float]
@@ -33,8 +33,15 @@ EdgeData = tuple[int, float]
 _TARGET_BITS = 32
 _TARGET_MASK = (1 << _TARGET_BITS) - 1
 _EMPTY: array[int] = array("i")
-# Edge keys turned into Python ints at a time (`side_arrays`).
+# Edge keys turned into Python ints at a time (`key_ints`).
 _KEY_SLICE = 1 << 16
+
+
+def key_ints(keys: np.ndarray) -> Iterator[int]:
+    """The edge keys of `keys` as Python ints, a slice at a time: as one list, 4x Django's were ~30 MB more
+    at the peak of storing the graph."""
+    for begin in range(0, keys.size, _KEY_SLICE):
+        yield from keys[begin : begin + _KEY_SLICE].tolist()
 
 
 def edge_key(source: int, target: int) -> int:
@@ -211,10 +218,7 @@ class Adjacency:
         owners = np.repeat(order, np.diff(starts))
         keys = (owners << _TARGET_BITS | ends) if outgoing else (ends << _TARGET_BITS | owners)
         del owners
-        # a slice of the keys at a time as Python ints: as one list, 4x Django's were ~30 MB more
-        slots = np.fromiter(map(self._slots.__getitem__, itertools.chain.from_iterable(
-            keys[begin : begin + _KEY_SLICE].tolist() for begin in range(0, count, _KEY_SLICE))),
-            dtype=np.int64, count=count)
+        slots = np.fromiter(map(self._slots.__getitem__, key_ints(keys)), dtype=np.int64, count=count)
         kinds = np.frombuffer(self._kinds, dtype=np.int8)[slots] if count else np.zeros(0, dtype=np.int8)
         position = np.zeros(len(self._names), dtype=np.int32)
         position[order] = np.arange(len(order), dtype=np.int32)

@@ -35,7 +35,7 @@ from ..model.languages import detect_language
 from ..model.memory import paused_gc
 from ..model.profiles import IMPACT_DEPTH, OVERLAY_MAX_RERESOLVED
 from ..model.records import Hit, ParsedFile, Reference, Span, Symbol
-from .adjacency import Adjacency, edge_key
+from .adjacency import Adjacency, edge_key, key_ints
 from .centrality import Rank, StoredRank
 from .delta import (
     DeltaAdjacency,
@@ -73,8 +73,6 @@ from .tuning import TUNING, GraphTuning
 if TYPE_CHECKING:
     import networkx as nx  # only for a reader who asks for `graph` (0.4 s to import)
 
-# Edge keys turned into Python ints at a time while the evidence is stored (`_evidence_arrays`).
-_KEY_SLICE = 1 << 16
 # Distinct names remembered by the name-splitting caches: a Django-sized workspace uses ~60k.
 NAME_CACHE_SIZE = 1 << 17
 
@@ -1626,16 +1624,14 @@ def _stored_parts(graph: CodeGraph) -> Iterator[tuple[str, np.ndarray]]:
 def _evidence_arrays(evidences: Mapping[int, Evidence], keys: np.ndarray) -> Iterator[tuple[str, np.ndarray]]:
     """Each outgoing edge's evidence (edge keys in stored order), straight into flat typed buffers: as a list
     of 7-tuples it was the largest transient of a cold index, at its peak (with the edges as lists, +360 MiB at
-    4x Django over the built graph). The keys are read a slice at a time: as one list of Python ints, 4x
-    Django's were ~30 MB more."""
+    4x Django over the built graph)."""
     evidence = array("i")
     evidence_ptr = array("q", [0])
-    for begin in range(0, keys.size, _KEY_SLICE):
-        for key in keys[begin : begin + _KEY_SLICE].tolist():
-            for contribution, times in _counted(evidences.get(key)):
-                kind, count, span = _unpacked(contribution)
-                evidence.extend((kind, count, *span, times))
-            evidence_ptr.append(len(evidence) // EVIDENCE_COLUMNS)
+    for key in key_ints(keys):
+        for contribution, times in _counted(evidences.get(key)):
+            kind, count, span = _unpacked(contribution)
+            evidence.extend((kind, count, *span, times))
+        evidence_ptr.append(len(evidence) // EVIDENCE_COLUMNS)
     # views over the buffers, not copies (read-only, as the mapped arrays they become)
     yield "evidence_ptr", np.frombuffer(evidence_ptr, dtype=np.int64)
     yield "evidence", np.frombuffer(evidence, dtype=np.int32).reshape(-1, EVIDENCE_COLUMNS)
