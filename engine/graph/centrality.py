@@ -60,10 +60,16 @@ class Rank:
 
     @classmethod
     def of(cls, graph: Adjacency, tuning: GraphTuning) -> Rank:
+        nodes, rows, cols, weights = graph.arrays()
+        return cls.ranked(nodes, graph.positions(), rows, cols, weights, tuning)
+
+    @classmethod
+    def ranked(cls, nodes: Sequence[str], index: Mapping[str, int], rows: np.ndarray, cols: np.ndarray,
+               weights: np.ndarray, tuning: GraphTuning) -> Rank:
+        """PageRank over the edges (source position, target position, weight) of `nodes`, sorted by source:
+        a graph built in memory (`of`), or a mapped one with edits held over it (`delta.overlay_edges`)."""
         import scipy.sparse as sp
 
-        nodes, rows, cols, weights = graph.arrays()
-        index = graph.positions()
         size = len(nodes)
         # The edges come in source order, one per (source, target): the CSR rows are made from their counts,
         # not from a COO copy, and each row is scaled in place to its out-weight's share, not by a diagonal

@@ -41,10 +41,20 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from .stored import _SYMBOL, _TOP_LEVEL, MappedAdjacency, StoredGraph, StringPool, _strings, row_arrays, string_arrays
+from .stored import (
+    _SYMBOL,
+    _TOP_LEVEL,
+    MappedAdjacency,
+    StoredGraph,
+    StringPool,
+    _strings,
+    rank_check,
+    row_arrays,
+    string_arrays,
+)
 
 __all__ = ["DeltaAdjacency", "DeltaEvidence", "DeltaImporters", "DeltaPaths", "DeltaReferencers", "Overlaid",
-           "OverlaidIndex", "compacted"]
+           "OverlaidIndex", "compacted", "overlay_edges"]
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -495,8 +505,11 @@ def _spliced(ptr: np.ndarray, columns: Sequence[np.ndarray], rows: Mapping[int, 
 def compacted(stored: StoredGraph, adjacency: DeltaAdjacency, evidence: DeltaEvidence, paths: DeltaPaths,
               files: Mapping[str, tuple[Mapping[str, Any], tuple[str, ...], frozenset[str]] | None],
               symbols: Mapping[str, Any], homes: Mapping[str, Any], referencers: DeltaReferencers,
-              indexes: Mapping[str, OverlaidIndex], unpack: Any) -> dict[str, np.ndarray]:
+              indexes: Mapping[str, OverlaidIndex], unpack: Any,
+              ranked: np.ndarray | None = None) -> dict[str, np.ndarray]:
     """The stored arrays with the overlay folded in (what `CodeGraph.stored_arrays` writes at the next save).
+    `ranked`: the scores of a ranking of the overlaid graph (`overlay_edges`), which numbers the nodes as this
+    does, and is stored with it; None keeps the stored ranking's places.
 
     `files`: edited path -> (its nodes -> symbols in order, its import specifiers, its imported paths), or None
     for a deleted file (its path stays, as no file's: a build numbers the paths afresh); a created one's path is
@@ -591,6 +604,9 @@ def compacted(stored: StoredGraph, adjacency: DeltaAdjacency, evidence: DeltaEvi
         arrays["pool_starts"] = np.concatenate([arrays["pool_starts"], arrays["pool_starts"][-1] + starts[1:]])
     if adjacency.changes_nodes:
         arrays = _renumbered(stored, adjacency, indexes, arrays)
+    if ranked is not None:  # the ranking of the overlaid graph itself: it numbers the nodes as they are here
+        arrays["rank_position"] = np.arange(ranked.size, dtype=np.int32)
+        arrays["rank_check"] = np.array([rank_check(ranked)], dtype=np.uint64)
     return arrays
 
 
@@ -660,3 +676,103 @@ def _renumbered(stored: StoredGraph, adjacency: DeltaAdjacency, indexes: Mapping
             raise AssertionError(f"index {name} names a node the graph no longer has")
         arrays |= row_arrays(name, rows)
     return arrays
+
+
+# the stored evidence's columns (`graph._evidence_arrays`): kind, count, four span fields, times seen
+_COUNT_COLUMN, _TIMES_COLUMN = 1, 6
+
+
+def overlay_edges(stored: StoredGraph, adjacency: DeltaAdjacency, held: Mapping[int, Any],
+                  weight_of: Callable[[Any], float]) -> tuple[Sequence[str], Mapping[str, int], np.ndarray,
+                                                               np.ndarray, np.ndarray]:
+    """The nodes of a mapped graph with edits held over it, their positions, and its edges as (source, target,
+    weight) arrays sorted by source: what `Rank.ranked` ranks, as `Adjacency.arrays` gives them for a graph in
+    memory. The nodes are numbered as `compacted` numbers them (the stored ones edits kept, in order, then those
+    edits added, in the order added), so the ranking is the one the next save stores with the graph.
+
+    An edge's weight is what the in-memory flush gives it (`weight_of` of its evidence): over the stored
+    evidence for the stored nodes' edges, and the held evidence (`DeltaEvidence.held`) for the edited ones."""
+    size = len(stored.nodes)
+    keep = np.ones(size, dtype=bool)
+    keep[np.fromiter(adjacency.removed, dtype=np.int64, count=len(adjacency.removed))] = False
+    live = np.cumsum(keep, dtype=np.int64) - 1
+    live[~keep] = -1
+    kept = int(keep.sum())
+    added = sorted(adjacency.added.items(), key=lambda item: item[1])
+    added_live = {at: kept + number for number, (_, at) in enumerate(added)}
+    plain = keep.copy()
+    plain[[source for source in adjacency.owned if source < size]] = False
+    counts = np.diff(stored.succ_ptr)
+    sources = np.repeat(np.arange(size, dtype=np.int64), counts)
+    evidence = stored.evidence
+    per_row = evidence[:, _TIMES_COLUMN] / evidence[:, _COUNT_COLUMN]
+    edge_of_row = np.repeat(np.arange(sources.size, dtype=np.int64), np.diff(stored.evidence_ptr))
+    weights = np.bincount(edge_of_row, weights=per_row, minlength=sources.size)
+    del per_row, edge_of_row
+    unchanged = plain[sources]
+    rows, cols, weights = live[sources[unchanged]], live[stored.succ[unchanged]], weights[unchanged]
+    del sources, unchanged
+    if (cols < 0).any():
+        raise AssertionError("a node the graph no longer has keeps edges")
+
+    def position(at: int) -> int:
+        return added_live[at] if at >= size else int(live[at])
+
+    held_rows: list[int] = []
+    held_cols: list[int] = []
+    held_weights: list[float] = []
+    for source, ends in adjacency.owned.items():
+        if (source < size and not keep[source]) or (source >= size and source not in added_live):
+            continue
+        at = position(source)
+        for target in ends:
+            held_rows.append(at)
+            held_cols.append(position(target))
+            held_weights.append(weight_of(held[source << _TARGET_BITS | target]))
+    rows = np.concatenate([rows, np.array(held_rows, dtype=np.int64)])
+    cols = np.concatenate([cols, np.array(held_cols, dtype=np.int64)])
+    weights = np.concatenate([weights, np.array(held_weights, dtype=np.float64)])
+    order = np.argsort(rows, kind="stable")
+    nodes = _LiveNodes(stored, np.flatnonzero(keep), [node for node, _ in added])
+    index = _LiveIndex(stored, live, {node: kept + number for number, (node, _) in enumerate(added)}, len(nodes))
+    return nodes, index, rows[order], cols[order], weights[order]
+
+
+class _LiveNodes(Sequence[str]):
+    """The node ids of an overlaid graph in `overlay_edges`' order, read from the stored ids where kept."""
+
+    def __init__(self, stored: StoredGraph, kept: np.ndarray, added: list[str]) -> None:
+        self._stored, self._kept, self._added = stored, kept, added
+
+    def __len__(self) -> int:
+        return int(self._kept.size) + len(self._added)
+
+    def __getitem__(self, at: int) -> str:  # type: ignore[override]
+        if at < 0:
+            at += len(self)
+        if at < self._kept.size:
+            return str(self._stored.nodes[int(self._kept[at])])
+        return self._added[at - int(self._kept.size)]
+
+
+class _LiveIndex(Mapping[str, int]):
+    """Node id -> its place in `overlay_edges`' order, as the overlay stood when ranked: a stored node by the
+    graph's hash table, one edits added by name."""
+
+    def __init__(self, stored: StoredGraph, live: np.ndarray, added: dict[str, int], size: int) -> None:
+        self._stored, self._live, self._added, self._size = stored, live, added, size
+
+    def __getitem__(self, node: str) -> int:
+        at = self._added.get(node)
+        if at is not None:
+            return at
+        where = self._stored.node(node)
+        if where < 0 or self._live[where] < 0:
+            raise KeyError(node)
+        return int(self._live[where])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_LiveNodes(self._stored, np.flatnonzero(self._live >= 0), list(self._added)))
+
+    def __len__(self) -> int:
+        return self._size

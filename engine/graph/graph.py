@@ -46,6 +46,7 @@ from .delta import (
     Overlaid,
     OverlaidIndex,
     compacted,
+    overlay_edges,
 )
 from .imports import FileSet, path_keys, resolve_import, spec_keys
 from .stored import (
@@ -155,6 +156,23 @@ def _counted(evidence: Evidence | None) -> Iterable[tuple[Contribution, int]]:
     if evidence is None:
         return ()
     return ((evidence, 1),) if isinstance(evidence, int) else evidence.items()
+
+
+def _edge_data(evidence: Evidence) -> tuple[int, float]:
+    """An edge's (kind, weight) from its evidence: the strongest kind of use, and the sum over its uses of
+    one over the definitions each could mean. `math.fsum` is exactly rounded, so the weight does not depend
+    on the order the evidence arrived in: an updated graph equals a rebuilt one bit for bit."""
+    # most edges: one use, or one kind of use, and fsum of one term is that term
+    if isinstance(evidence, int):
+        return evidence >> _KIND_SHIFT, 1 / (evidence >> _COUNT_SHIFT & _FIELD_MASK)  # _kind_of, _count_of
+    if len(evidence) == 1:
+        ((strongest, count),) = evidence.items()
+        return strongest >> _KIND_SHIFT, count / _count_of(strongest)
+    return max(evidence) >> _KIND_SHIFT, math.fsum(count / _count_of(c) for c, count in evidence.items())
+
+
+def _edge_weight(evidence: Evidence) -> float:
+    return _edge_data(evidence)[1]
 
 
 def _with_contribution(evidences: dict[int, Evidence], edge: int, contribution: Contribution) -> None:
@@ -301,6 +319,9 @@ class CodeGraph:
         # deleted ones too), and its path numbers with the created files' (`_stored_candidates` compares them)
         self._delta_files: set[str] = set()
         self._paths: DeltaPaths | None = None
+        # Edits held over the mapped graph so far, and how many its ranking has seen (`_rank_overlay`)
+        self._overlay_edits = 0
+        self._overlay_ranked = 0
         # During a whole build only: (last name, dotted name or "" for every definition of it, "\0" for the top
         # level ones) -> that name's candidates grouped by file and folder (`_grouped_candidates`)
         self._grouped: dict[tuple[str, str], _NameCandidates] | None = None
@@ -399,25 +420,30 @@ class CodeGraph:
             if self._unbuilt is not None:
                 if self._mapped is None or not self._delta_files:
                     return None
+                self._rank_overlay()
                 return write(self._compacted().items())
             self._settle()
             return write(_stored_parts(self))
 
     def _compacted(self) -> dict[str, np.ndarray]:
-        """The stored arrays with the overlay's edits folded in (the ranking stays the stored one)."""
+        """The stored arrays with the overlay's edits folded in, placed in the ranking of the overlaid graph once
+        it was ranked (`_rank_overlay`), else in the stored one."""
         assert self._mapped is not None and self._paths is not None
         files = {path: (self._nodes[path], self._specs[path], self._imports[path]) if path in self._specs else None
                  for path in self._delta_files}
         return compacted(self._mapped, cast(DeltaAdjacency, self._graph), cast(DeltaEvidence, self._evidence),
                          self._paths, files, self._symbols, self._homes, cast(DeltaReferencers, self._referencers),
                          {"defs": cast(OverlaidIndex, self._defs), "qualified": cast(OverlaidIndex, self._qualified),
-                          "words": cast(OverlaidIndex, self._words)}, _unpacked)
+                          "words": cast(OverlaidIndex, self._words)}, _unpacked,
+                         self._rank.scores if self._overlay_ranked and self._rank is not None else None)
 
     def stored_rank(self) -> StoredRank | None:
         """The current centrality in its stored form, or None while it is stale."""
         with self._lock:
             if self._rank is None or self._dirty or self._stale_files or self._stale_names:
                 return None
+            if self._unbuilt is not None:
+                self._rank_overlay()
             return StoredRank.of(self._rank)
 
     # --- building ---------------------------------------------------------------------------------
@@ -487,6 +513,7 @@ class CodeGraph:
         the stored files, the removed one among them."""
         with self._lock:
             if self._mapped is not None and path in self._specs and self._file_in_place(path, None):
+                self._overlay_edits += 1
                 return self
             self.ensure_built()
             if path in self._specs:
@@ -495,6 +522,7 @@ class CodeGraph:
 
     def _replace(self, path: str, parsed: ParsedFile | None) -> None:
         if self._mapped is not None and parsed is not None and self._edit_in_place(path, parsed):
+            self._overlay_edits += 1
             return
         self.ensure_built()
         old = dict(self._nodes.get(path, {}))
@@ -1120,16 +1148,7 @@ class CodeGraph:
             if evidence is None:
                 graph.remove_edge(edge)
                 continue
-            # most edges: one use, or one kind of use, and fsum of one term is that term
-            if isinstance(evidence, int):
-                strongest, weight = evidence, 1 / (evidence >> _COUNT_SHIFT & _FIELD_MASK)  # _count_of, inlined
-            elif len(evidence) == 1:
-                ((strongest, count),) = evidence.items()
-                weight = count / _count_of(strongest)
-            else:
-                strongest = max(evidence)
-                weight = math.fsum(count / _count_of(c) for c, count in evidence.items())
-            graph.set_edge(edge, (strongest >> _KIND_SHIFT, weight))  # _kind_of, inlined
+            graph.set_edge(edge, _edge_data(evidence))
         self._touched.clear()
 
     # --- centrality -------------------------------------------------------------------------------
@@ -1138,6 +1157,11 @@ class CodeGraph:
         """PageRank scaled by node count (the average node scores 1); 0 for nodes outside the graph."""
         rank = self._rank
         if self._unbuilt is not None and rank is not None:
+            if self.rank_on_query and self._overlay_ranked != self._overlay_edits:  # no background refresh
+                with self._lock:
+                    self._rank_overlay()
+                    rank = self._rank
+                assert rank is not None
             return rank.score(node_id)  # no lock: a background build must not stall the fusion boost
         with self._lock:
             rank = self._ranking()
@@ -1153,14 +1177,30 @@ class CodeGraph:
         has not changed since its centrality was stored, so there is nothing to recompute."""
         with self._lock:
             if self._unbuilt is not None:
+                self._rank_overlay()
                 return
             self._settle()
             self._rank = Rank.of(self._graph, self._tuning)
             self._rank.computed_at = self._clock()
             self._dirty = False
 
+    def _rank_overlay(self) -> None:
+        """Rank a mapped graph again over the edits held over it (callers hold the lock), as a build would
+        rank the edited files: without it, the stored centrality stayed until a build, and a file or a
+        definition an edit added had none. Nothing to do when no edit came since the last ranking."""
+        if self._overlay_ranked == self._overlay_edits or self._mapped is None:
+            return
+        adjacency = cast(DeltaAdjacency, self._graph)
+        held = cast(DeltaEvidence, self._evidence).held
+        self._rank = Rank.ranked(*overlay_edges(self._mapped, adjacency, held, _edge_weight), self._tuning)
+        self._rank.computed_at = self._clock()
+        self._overlay_ranked = self._overlay_edits
+
     def _ranking(self) -> Rank:
         """The cached ranking, recomputed when stale and the last one is older than the debounce."""
+        if self._unbuilt is not None and self.rank_on_query:
+            with self._lock:
+                self._rank_overlay()
         due = self._rank is None or (
             self.rank_on_query
             and self._dirty

@@ -87,7 +87,10 @@ def about(graph: CodeGraph, node: str) -> list[tuple[str, Any]]:
 
 
 def same_answers(built: CodeGraph, opened: CodeGraph) -> None:
-    """The opened graph answers every question `built` is asked as `built` does, without being built."""
+    """The opened graph answers every question `built` is asked as `built` does, without being built, both
+    ranked afresh (an opened graph ranks itself over the edits it holds, as one built in memory does)."""
+    for graph in (built, opened):
+        graph.refresh_centrality()
     expected = answers(built)
     questions = [key.partition(" ")[2] for key in expected if key != "central"]
     assert len(questions) > 500
@@ -515,6 +518,8 @@ def test_a_file_defining_a_name_that_many_files_may_use_builds_the_graph_in_memo
         else:
             graph.without_file(path)
     assert opened.built == (users > OVERLAY_MAX_RERESOLVED)
+    for graph in (cold, opened):
+        graph.refresh_centrality()
     callers = cold.callers("helper", limit=1000)
     assert opened.callers("helper", limit=1000) == callers and len(callers) == (users if change == "created" else 0)
     if not opened.built:
@@ -623,3 +628,35 @@ def test_a_graph_reading_uses_from_rows_keeps_few_files_references() -> None:
     eager = CodeGraph.build(dict(rows.unkept()))
     assert alive_references() - before >= total  # a graph built from records keeps every file's
     assert [hit.symbol for hit in eager.callers("f1")] == ["f0"]
+
+
+def test_an_opened_graph_ranks_what_edits_added_as_a_graph_built_in_memory_and_stores_that_ranking(
+        tree: Path, tmp_path: Path) -> None:
+    """A created file's definitions have no place in the stored ranking: an opened graph ranks itself again
+    over the edits it holds (a server does so after a burst of edits), as a graph built in memory does, with
+    no build; folded into its arrays at the next save, that ranking is the one a restart maps."""
+    files = parsed_tree(tree)
+    cold = CodeGraph.build(files)
+    opened = stored_and_opened(cold, files, tmp_path)
+    for graph in (cold, opened):
+        graph.rank_on_query = False  # ranked only when asked to, as a server ranks behind the edits
+    builds = CodeGraph.builds
+    path = "inventory/extra.py"
+    text = ("from inventory.retry import retry\n\n\ndef extra_retry():\n    return retry(1)\n\n\n"
+            "def extra_caller():\n    return extra_retry()\n")
+    files[path] = parse_file(path, text, "python")
+    (tree / path).write_text("")
+    for graph in (cold, opened):
+        graph.with_file(path, files[path])
+    assert opened.mapped and opened.edited_in_place == [path]
+    assert opened.centrality_of(path, "extra_retry") == 0.0  # not ranked yet: the stored ranking has no place for it
+    for graph in (cold, opened):
+        graph.refresh_centrality()
+    assert CodeGraph.builds == builds and opened.mapped and not opened.built
+    ranked = opened.centrality_of(path, "extra_retry")
+    assert ranked > 0 and ranked == cold.centrality_of(path, "extra_retry")
+    assert opened.centrality_of("inventory/retry.py", "retry") == cold.centrality_of("inventory/retry.py", "retry")
+    assert opened.most_central() == cold.most_central()
+    reopened = folded_and_reopened(opened, files, tmp_path)
+    assert reopened.centrality_of(path, "extra_retry") == ranked and reopened.most_central() == cold.most_central()
+    assert CodeGraph.builds == builds
