@@ -258,7 +258,17 @@ class SearchText:
 
     def __init__(self, text: str) -> None:
         data = text.encode("utf-8", "replace")
-        self.data = data.replace(b"\r\n", b"\n") if b"\r" in data else data
+        self._scan(data.replace(b"\r\n", b"\n") if b"\r" in data else data)
+
+    @classmethod
+    def scanned(cls, data: bytes) -> SearchText:
+        """The scan-ready bytes of a text as the positional index keeps them (`textpositions`): folded already."""
+        made = cls.__new__(cls)
+        made._scan(data)
+        return made
+
+    def _scan(self, data: bytes) -> None:
+        self.data = data
         self.ascii = data.isascii()
         self.plain_case = self.ascii or not any(twin in data for twin in _ASCII_FOLD_TWINS)
         self._lowered: bytes | None = None

@@ -292,12 +292,17 @@ def _contents(snapshot: Snapshot, paths: Sequence[str], served: Served | None,
 
 
 def _searchable(snapshot: Snapshot, path: str) -> SearchText | None:
-    """The scan-ready bytes of what the user sees in `path`: cached for indexed files, fresh for buffers."""
+    """The scan-ready bytes of what the user sees in `path`: cached for indexed files, else read from the
+    positional index when it holds this version (even once the file changed on disk, before it is indexed
+    again; a restart caches nothing), fresh for buffers."""
     record = snapshot.files.get(path)
     if path not in snapshot.buffers and record is not None:
         cached = snapshot.contents.searchable(path, record.digest)
         if cached is not None:
             return cached
+        positions = snapshot.positions
+        if positions is not None and path in snapshot.as_stored and positions.sound:
+            return SearchText.scanned(positions.file_bytes(positions.numbers[path]))
     text = snapshot.text(path)
     if text is None:
         return None

@@ -267,6 +267,25 @@ def test_every_line_keeps_to_the_paths_and_languages_asked_and_reads_back_the_li
     workspace.close()
 
 
+def test_after_a_restart_the_lines_matched_read_back_from_the_stored_positions_once_the_file_changed(
+        tmp_path: Path) -> None:
+    """A restart caches no text: a line listed before the file changed on disk is read from the positional
+    index, which holds the indexed version, not from the disk (which no longer does)."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "a.py").write_bytes(b"marker = 1\r\nother = 2\r\nmarker_two = 3\r\n")
+    first = open_workspace(root, tmp_path / "index")
+    first.refresh()
+    first.close()
+    restarted = open_workspace(root, tmp_path / "index")
+    assert restarted.snapshot().positions is not None and restarted.snapshot().contents.held == 0
+    found = restarted.every_line("marker", page=0)
+    (root / "a.py").write_text("changed\n")
+    assert found.lines == [("a.py", 0), ("a.py", 2)]
+    assert found.texts(found.lines) == ["marker = 1", "marker_two = 3"]
+    restarted.close()
+
+
 def test_closing_a_workspace_stops_its_retriever_threads(tree: Path, tmp_path: Path) -> None:
     """An LSP session or an eval run opens and closes workspaces for hours: each closed one used to
     leave its retriever threads running (two per workspace over SWE-bench's 65 releases)."""
