@@ -515,6 +515,16 @@ class IndexStore:
 
         return _digest_sorted(rows()), versions
 
+    def encoded_parsed(self) -> tuple[dict[str, FileRecord], dict[str, bytes]]:
+        """Each stored file's record and encoded ParsedFile, by path, read one row at a time: what a
+        snapshot served from the store keeps (`StoredParsed`), without every row's trigram bytes beside it."""
+        records: dict[str, FileRecord] = {}
+        encoded: dict[str, bytes] = {}
+        for path, size, mtime_ns, digest, language, parsed in self._db.execute(
+                "SELECT path, size, mtime_ns, digest, language, parsed FROM files"):
+            records[path], encoded[path] = FileRecord(path, size, mtime_ns, digest, language), parsed
+        return records, encoded
+
     def decoded(self, rows: Iterable[EncodedRow]) -> list[StoredFile]:
         """`rows` with their payloads decoded; those that fail are dropped from the store, as `load` says."""
         loaded: list[StoredFile] = []

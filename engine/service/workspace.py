@@ -10,6 +10,7 @@ from __future__ import annotations
 import collections
 import concurrent.futures
 import concurrent.futures.process
+import gc
 import json
 import logging
 import multiprocessing
@@ -286,6 +287,43 @@ class Workspace:
         graph = self._stored_graph(fingerprint(files.values()) if files else "", decoded)
         return self._rebuilt(empty, files, decoded, grams, graph=graph)
 
+    def _serve_stored(self) -> None:
+        """Once a server's bulk build is stored whole, serve it from the stored copy, as a restart does,
+        and let the built one go: the graph's dicts, every file's decoded records, the texts the build
+        cached, and their memory. Its postings, symbol table and text positions are mapped already
+        (`_rebuilt`); the rows' ParsedFiles are decoded when asked for (`StoredParsed`) and the graph is
+        read in place (`StoredGraph`). Answers do not change: a restart answers as the build it opens
+        (tests/engine/service/test_saved_index.py). A one-shot CLI keeps the built one: it exits after
+        its answer. Nothing changes unless every part is stored as built."""
+        snapshot = self._snapshot
+        if not self._background or snapshot.buffers or not snapshot.files or not snapshot.graph.built:
+            return
+        current = snapshot.fingerprint
+        stored = (self._saved_fingerprint, self._positions_fingerprint, self._stored_fingerprint,
+                  self._graph_fingerprint)
+        if any(fingerprint != current for fingerprint in stored) or snapshot.positions is None:
+            return
+        try:
+            records, encoded = self.store.encoded_parsed()
+        except sqlite3.DatabaseError as error:  # the built snapshot keeps serving; a restart finds the damage
+            log.warning("%s: the stored rows do not read (%s)", self.store.path, error)
+            return
+        if records != snapshot.files:
+            return  # the rows are not the snapshot's (a write is pending)
+        files = {path: records[path] for path in snapshot.files}
+        parsed = StoredParsed({path: encoded[path] for path in files}, snapshot.chunk_counts)
+        del records, encoded
+        graph = self._stored_graph(current, parsed.unkept(), check=False)  # the bytes this process just wrote
+        if graph is None or not graph.mapped:
+            return  # the stored graph did not open: keep the built one rather than build it again
+        doc_ids = {path: int(snapshot.doc_ids[path]) for path in files}
+        self._snapshot = replace(snapshot, generation=snapshot.generation + 1, files=files, parsed=parsed,
+                                 doc_ids=doc_ids, paths_by_id={doc: path for path, doc in doc_ids.items()},
+                                 graph=graph, contents=ContentCache(self.settings.text_cache_mb * MIB))
+        del snapshot
+        gc.collect()  # the built graph's records hold cycles: they go now, not at the next collection
+        return_freed()
+
     def _entry_of(self, name: str, current: str) -> tuple[str | None, bytes | None]:
         """A derived entry's fingerprint (what it was built from, to know when to store it again) and its
         blob when it was built from exactly the rows whose fingerprint is `current` ("": no rows); (None,
@@ -421,15 +459,16 @@ class Workspace:
         self._positions_fingerprint = current
         return replace(snapshot, positions=positions)
 
-    def _stored_graph(self, current: str, parsed: Mapping[str, ParsedFile]) -> CodeGraph | None:
+    def _stored_graph(self, current: str, parsed: Mapping[str, ParsedFile], check: bool = True) -> CodeGraph | None:
         """The graph of the loaded rows (`current`: their fingerprint), deferred on their stored centrality;
-        None (build it) when the centrality stored is missing, damaged or was computed from other rows."""
+        None (build it) when the centrality stored is missing, damaged or was computed from other rows.
+        `check` False: the files are not hashed (`open_arrays`)."""
         self._stored_fingerprint, blob = self._entry_of(RANK_ENTRY, current)
         if blob is None:
             return None
         try:
             if blob.startswith(MAPPED_POINTER):
-                rank = StoredRank.from_arrays(open_arrays(self.store.folder, blob))
+                rank = StoredRank.from_arrays(open_arrays(self.store.folder, blob, check))
             elif blob.startswith(INLINE_RANK):  # an `.npz` kept inline by an earlier version
                 rank = StoredRank.decode(blob)
             else:
@@ -441,12 +480,12 @@ class Workspace:
             return None
         if rank.order is None or not blob.startswith(MAPPED_POINTER):
             self._stored_fingerprint = None  # written by an earlier version: stored again, mapped, at close
-        stored = self._stored_edges(current)
+        stored = self._stored_edges(current, check)
         graph = CodeGraph.deferred(parsed, rank) if stored is None else CodeGraph.opened(parsed, rank, stored)
         graph.rank_on_query = not self._background
         return graph
 
-    def _stored_edges(self, current: str) -> StoredGraph | None:
+    def _stored_edges(self, current: str, check: bool = True) -> StoredGraph | None:
         """The stored graph of the loaded rows (`current`: their fingerprint), mapped; None (the graph is
         built from the rows when a question or an edit needs it, and stored again) when it is missing,
         damaged or was stored from other rows."""
@@ -456,7 +495,7 @@ class Workspace:
         try:
             if not blob.startswith(MAPPED_POINTER):
                 raise DamagedGraph("its entry names no file")
-            return StoredGraph(open_arrays(self.store.folder, blob))
+            return StoredGraph(open_arrays(self.store.folder, blob, check))
         except OlderGraph as error:
             log.info("%s: %s; the graph is built again", self.store.path, error)
             self.store.repairs.append(f"{error}; rebuilt")
@@ -612,12 +651,14 @@ class Workspace:
         """Bring the index in line with the disk: re-index what changed (everything if `full`), drop what vanished."""
         with self._write_lock:
             try:
-                return self._refresh(progress, cancel, full)
+                stats = self._refresh(progress, cancel, full)
             except Exception as error:
                 # Said in status (never "indexing" forever); the last good snapshot keeps answering.
                 self.state, self.failure = "error", f"indexing failed: {type(error).__name__}: {error}"
                 log.exception("indexing %s failed", self.root)
                 raise
+            self._serve_stored()
+            return stats
 
     def _refresh(self, progress: Progress | None, cancel: threading.Event | None, full: bool) -> RefreshStats:
         started = time.perf_counter()

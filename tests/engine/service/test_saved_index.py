@@ -123,6 +123,44 @@ def test_the_first_bm25_built_is_served_from_its_stored_copy_and_answers_as_the_
     server.close()
 
 
+def test_a_servers_first_index_is_served_from_what_it_stored_and_answers_as_the_built_one(
+        tree: Path, tmp_path: Path) -> None:
+    cold = cold_answers(tree, tmp_path / "one-shot")
+    one_shot = opened(tree, tmp_path / "another one-shot")
+    one_shot.refresh()  # a one-shot CLI keeps what it built: it exits after its answer
+    assert one_shot.snapshot().graph.built and not one_shot.snapshot().graph.mapped
+    one_shot.close()
+    server = Workspace(tree, Settings(index_dir=str(tmp_path / "index"), semantic_backend="none"), background=True)
+    server.refresh()
+    snapshot = server.snapshot()
+    assert opened_saved(server) and snapshot.parsed.decoded == 0  # type: ignore[attr-defined]
+    assert snapshot.graph.mapped and not snapshot.graph.built
+    assert snapshot.contents.held == 0  # the texts the build cached went with it, as after a restart
+    assert answers(server) == cold
+    source = tree / "inventory" / "models.py"
+    source.write_text(source.read_text() + "\n\ndef restock_with_retry(item):\n    return item\n")
+    server.update_file(source)
+    server._lexical.get(server.snapshot())  # BM25 of the edit is built behind the questions: wait for it
+    building = server._lexical._building
+    assert building is not None
+    building.join()
+    edited = answers(server)
+    assert any(hit[2] == "restock_with_retry" for hits in edited for hit in hits)
+    server.close()
+    assert places(cold_answers(tree, tmp_path / "cold")) == places(edited)
+
+
+def test_a_server_keeps_its_built_index_while_a_buffer_is_unsaved(tree: Path, tmp_path: Path) -> None:
+    server = Workspace(tree, Settings(index_dir=str(tmp_path / "index"), semantic_backend="none"), background=True)
+    source = tree / "inventory" / "models.py"
+    server.set_buffer(source, source.read_text() + "\n\ndef unsaved_restock(item):\n    return item\n")
+    server.refresh()  # the buffer's symbols are in no stored row: what is stored is not what is served
+    assert server.snapshot().graph.built and not server.snapshot().graph.mapped
+    found = server.search_dict(SearchRequest(query="unsaved_restock"))["results"]
+    assert found and found[0]["symbol"] == "unsaved_restock"
+    server.close()
+
+
 def test_an_edit_after_a_restart_answers_as_a_cold_index_of_the_edited_files(tree: Path, tmp_path: Path) -> None:
     cold_answers(tree, tmp_path / "index")
     workspace = opened(tree, tmp_path / "index")
