@@ -25,12 +25,12 @@ whose imports it changes (of those whose specifiers could name it, `DeltaImporte
 C-family source file that adds or removes definitions (the headers it implements are linked again).
 
 Edge order follows what an in-memory edit does: an edge that is kept stays where it was, a new edge goes
-last. The centrality stays the stored one (an overlay keeps no edge weights): a query reads the ranking the
-graph was opened with until a build recomputes it, as a server already reads the last ranking between
-an edit and its background refresh. `compacted` writes the stored arrays with the overlay folded in, for the
-next save, so a restart maps the edited graph: nodes edits removed are left out there and the others numbered
-again (0.9 CPU-s at Django's size after 20 definitions added, against ~0.1 for body edits alone); a deleted
-file's path stays, as no file's, until a build numbers the paths afresh.
+last. A ranking of the overlaid graph (`overlay_edges`: each edge weighed from its evidence, stored or held)
+replaces the stored one when the graph is ranked again (a server does so behind a burst of edits); until
+then a query reads the last ranking, as for a graph in memory. `compacted` writes the stored arrays with the
+overlay folded in, for the next save, so a restart maps the edited graph: nodes edits removed are left out
+there and the others numbered again (0.9 CPU-s at Django's size after 20 definitions added, against ~0.1 for
+body edits alone); a deleted file's path stays, as no file's, until a build numbers the paths afresh.
 """
 
 from __future__ import annotations
@@ -406,7 +406,7 @@ class DeltaAdjacency(MappedAdjacency):
         return super().path(node)
 
     def set_edge(self, key: int, data: tuple[int, float]) -> None:
-        """Add or update an edge of an owned node (its weight is not kept: centrality stays the stored one).
+        """Add or update an edge of an owned node (its weight is not kept: `overlay_edges` weighs it from its evidence).
         A new edge, or a stored one removed and added again, goes after the stored ones, as in memory."""
         source, target = key >> _TARGET_BITS, key & _TARGET_MASK
         ends = self.owned[source]

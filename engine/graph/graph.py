@@ -564,7 +564,7 @@ class CodeGraph:
         definitions also re-resolves the other files whose uses of those names may now resolve differently
         (`_define_in_place`); a new file is `_file_in_place`'s. False (build the graph in memory) for any other
         edit: one whose kept definitions moved, or a C-family source file that adds or removes definitions (the
-        headers it implements are linked again in memory). The centrality stays the stored one (delta.py)."""
+        headers it implements are linked again in memory). It is ranked again over the overlay (`_rank_overlay`)."""
         if path not in self._specs:
             return self._file_in_place(path, parsed)
         nodes, homes = self._file_nodes(path, parsed)
