@@ -657,7 +657,10 @@ class Workspace:
                 self.state, self.failure = "error", f"indexing failed: {type(error).__name__}: {error}"
                 log.exception("indexing %s failed", self.root)
                 raise
-            self._serve_stored()
+            try:
+                self._serve_stored()
+            except Exception:  # the index is built and stored: the built snapshot keeps serving it
+                log.exception("%s: serving the stored index failed; the built one serves", self.root)
             return stats
 
     def _refresh(self, progress: Progress | None, cancel: threading.Event | None, full: bool) -> RefreshStats:

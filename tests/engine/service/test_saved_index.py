@@ -150,6 +150,22 @@ def test_a_servers_first_index_is_served_from_what_it_stored_and_answers_as_the_
     assert places(cold_answers(tree, tmp_path / "cold")) == places(edited)
 
 
+@pytest.mark.parametrize("failure", [sqlite3.DatabaseError("disk I/O error"), MemoryError()])
+def test_a_server_whose_stored_rows_fail_to_read_back_keeps_serving_what_it_built(
+        tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, failure: Exception) -> None:
+    server = Workspace(tree, Settings(index_dir=str(tmp_path / "index"), semantic_backend="none"), background=True)
+
+    def unreadable() -> None:
+        raise failure
+
+    monkeypatch.setattr(server.store, "encoded_parsed", unreadable)
+    server.refresh()  # indexed and stored: only serving it from the store failed
+    assert server.ready and server.snapshot().graph.built and not server.snapshot().graph.mapped
+    found = server.search_dict(SearchRequest(query="BaseJob.with_retry"))["results"]
+    assert found and found[0]["symbol"] == "BaseJob.with_retry"
+    server.close()
+
+
 def test_a_server_keeps_its_built_index_while_a_buffer_is_unsaved(tree: Path, tmp_path: Path) -> None:
     server = Workspace(tree, Settings(index_dir=str(tmp_path / "index"), semantic_backend="none"), background=True)
     source = tree / "inventory" / "models.py"
