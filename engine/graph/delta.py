@@ -683,14 +683,14 @@ _COUNT_COLUMN, _TIMES_COLUMN = 1, 6
 
 
 def overlay_edges(stored: StoredGraph, adjacency: DeltaAdjacency, held: Mapping[int, Any],
-                  weight_of: Callable[[Any], float]) -> tuple[Sequence[str], Mapping[str, int], np.ndarray,
-                                                               np.ndarray, np.ndarray]:
+                  edge_data: Callable[[Any], tuple[int, float]]) -> tuple[Sequence[str], Mapping[str, int],
+                                                                            np.ndarray, np.ndarray, np.ndarray]:
     """The nodes of a mapped graph with edits held over it, their positions, and its edges as (source, target,
     weight) arrays sorted by source: what `Rank.ranked` ranks, as `Adjacency.arrays` gives them for a graph in
     memory. The nodes are numbered as `compacted` numbers them (the stored ones edits kept, in order, then those
     edits added, in the order added), so the ranking is the one the next save stores with the graph.
 
-    An edge's weight is what the in-memory flush gives it (`weight_of` of its evidence): over the stored
+    An edge's weight is what the in-memory flush gives it (`edge_data` of its evidence): over the stored
     evidence for the stored nodes' edges, and the held evidence (`DeltaEvidence.held`) for the edited ones."""
     size = len(stored.nodes)
     keep = np.ones(size, dtype=bool)
@@ -728,7 +728,7 @@ def overlay_edges(stored: StoredGraph, adjacency: DeltaAdjacency, held: Mapping[
         for target in ends:
             held_rows.append(at)
             held_cols.append(position(target))
-            held_weights.append(weight_of(held[source << _TARGET_BITS | target]))
+            held_weights.append(edge_data(held[source << _TARGET_BITS | target])[1])
     rows = np.concatenate([rows, np.array(held_rows, dtype=np.int64)])
     cols = np.concatenate([cols, np.array(held_cols, dtype=np.int64)])
     weights = np.concatenate([weights, np.array(held_weights, dtype=np.float64)])

@@ -171,10 +171,6 @@ def _edge_data(evidence: Evidence) -> tuple[int, float]:
     return max(evidence) >> _KIND_SHIFT, math.fsum(count / _count_of(c) for c, count in evidence.items())
 
 
-def _edge_weight(evidence: Evidence) -> float:
-    return _edge_data(evidence)[1]
-
-
 def _with_contribution(evidences: dict[int, Evidence], edge: int, contribution: Contribution) -> None:
     found = evidences.get(edge)
     if found is None:
@@ -1157,11 +1153,9 @@ class CodeGraph:
         """PageRank scaled by node count (the average node scores 1); 0 for nodes outside the graph."""
         rank = self._rank
         if self._unbuilt is not None and rank is not None:
-            if self.rank_on_query and self._overlay_ranked != self._overlay_edits:  # no background refresh
-                with self._lock:
-                    self._rank_overlay()
-                    rank = self._rank
-                assert rank is not None
+            self._overlay_on_query()
+            rank = self._rank
+            assert rank is not None
             return rank.score(node_id)  # no lock: a background build must not stall the fusion boost
         with self._lock:
             rank = self._ranking()
@@ -1192,15 +1186,19 @@ class CodeGraph:
             return
         adjacency = cast(DeltaAdjacency, self._graph)
         held = cast(DeltaEvidence, self._evidence).held
-        self._rank = Rank.ranked(*overlay_edges(self._mapped, adjacency, held, _edge_weight), self._tuning)
+        self._rank = Rank.ranked(*overlay_edges(self._mapped, adjacency, held, _edge_data), self._tuning)
         self._rank.computed_at = self._clock()
         self._overlay_ranked = self._overlay_edits
 
-    def _ranking(self) -> Rank:
-        """The cached ranking, recomputed when stale and the last one is older than the debounce."""
-        if self._unbuilt is not None and self.rank_on_query:
+    def _overlay_on_query(self) -> None:
+        """A workspace without a background refresh (`rank_on_query`) ranks a mapped graph's edits when asked."""
+        if self.rank_on_query and self._unbuilt is not None and self._overlay_ranked != self._overlay_edits:
             with self._lock:
                 self._rank_overlay()
+
+    def _ranking(self) -> Rank:
+        """The cached ranking, recomputed when stale and the last one is older than the debounce."""
+        self._overlay_on_query()
         due = self._rank is None or (
             self.rank_on_query
             and self._dirty

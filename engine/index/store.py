@@ -515,15 +515,14 @@ class IndexStore:
 
         return _digest_sorted(rows()), versions
 
-    def encoded_parsed(self) -> tuple[dict[str, FileRecord], dict[str, bytes]]:
-        """Each stored file's record and encoded ParsedFile, by path, read one row at a time: what a
+    def encoded_parsed(self) -> tuple[dict[str, bytes], dict[str, str]]:
+        """Each stored file's encoded ParsedFile and its digest, by path, read one row at a time: what a
         snapshot served from the store keeps (`StoredParsed`), without every row's trigram bytes beside it."""
-        records: dict[str, FileRecord] = {}
         encoded: dict[str, bytes] = {}
-        for path, size, mtime_ns, digest, language, parsed in self._db.execute(
-                "SELECT path, size, mtime_ns, digest, language, parsed FROM files"):
-            records[path], encoded[path] = FileRecord(path, size, mtime_ns, digest, language), parsed
-        return records, encoded
+        versions: dict[str, str] = {}
+        for path, digest, parsed in self._db.execute("SELECT path, digest, parsed FROM files"):
+            encoded[path], versions[path] = parsed, digest
+        return encoded, versions
 
     def decoded(self, rows: Iterable[EncodedRow]) -> list[StoredFile]:
         """`rows` with their payloads decoded; those that fail are dropped from the store, as `load` says."""

@@ -304,22 +304,19 @@ class Workspace:
         if any(fingerprint != current for fingerprint in stored) or snapshot.positions is None:
             return
         try:
-            records, encoded = self.store.encoded_parsed()
+            encoded, versions = self.store.encoded_parsed()
         except sqlite3.DatabaseError as error:  # the built snapshot keeps serving; a restart finds the damage
             log.warning("%s: the stored rows do not read (%s)", self.store.path, error)
             return
-        if records != snapshot.files:
+        if versions != {path: record.digest for path, record in snapshot.files.items()}:
             return  # the rows are not the snapshot's (a write is pending)
-        files = {path: records[path] for path in snapshot.files}
-        parsed = StoredParsed({path: encoded[path] for path in files}, snapshot.chunk_counts)
-        del records, encoded
+        parsed = StoredParsed({path: encoded[path] for path in snapshot.files}, snapshot.chunk_counts)
+        del encoded
         graph = self._stored_graph(current, parsed.unkept(), check=False)  # the bytes this process just wrote
         if graph is None or not graph.mapped:
             return  # the stored graph did not open: keep the built one rather than build it again
-        doc_ids = {path: int(snapshot.doc_ids[path]) for path in files}
-        self._snapshot = replace(snapshot, generation=snapshot.generation + 1, files=files, parsed=parsed,
-                                 doc_ids=doc_ids, paths_by_id={doc: path for path, doc in doc_ids.items()},
-                                 graph=graph, contents=ContentCache(self.settings.text_cache_mb * MIB))
+        self._snapshot = replace(snapshot, generation=snapshot.generation + 1, parsed=parsed, graph=graph,
+                                 contents=ContentCache(self.settings.text_cache_mb * MIB))
         del snapshot
         gc.collect()  # the built graph's records hold cycles: they go now, not at the next collection
         return_freed()
