@@ -137,13 +137,15 @@ def index_batch(job: Callable[[tuple[Path, str, int]], Indexed | str],
     return done if texts else [item if isinstance(item, str) else replace(item, text="") for item in done]
 
 
-def worker_started(parent: int) -> None:
+def worker_started(parent: int, signalled: bool = True) -> None:
     """Pool initializer: a worker dies with the indexer that spawned it, even when that one is killed -9.
 
     On Linux the kernel sends SIGKILL on the parent's death (prctl PR_SET_PDEATHSIG); elsewhere, and as
     a second line, a daemon thread exits once the parent pid is gone (the worker is re-parented).
+    `signalled` False: the thread only, for a process whose spawning thread may end before it does (the
+    kernel's signal follows the thread that spawned the process, not its process).
     """
-    if sys.platform.startswith("linux"):
+    if signalled and sys.platform.startswith("linux"):
         try:
             libc = ctypes.CDLL(None, use_errno=True)
             libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)

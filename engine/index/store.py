@@ -36,7 +36,7 @@ import pickle
 import sqlite3
 import threading
 import zlib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -485,6 +485,18 @@ class IndexStore:
             log.warning("%s: %s", self.path, self.rebuilt_reason)
             self._db = self._fresh()
             return []
+
+    def records_of(self, paths: Collection[str]) -> tuple[dict[str, FileRecord], dict[str, bytes]]:
+        """The records and encoded ParsedFiles of those of `paths` stored now, read without their trigrams and
+        without writing: a server serves another process's first index, part by part, while that one writes."""
+        records: dict[str, FileRecord] = {}
+        encoded: dict[str, bytes] = {}
+        for path, size, mtime_ns, digest, language, parsed in self._db.execute(
+                "SELECT path, size, mtime_ns, digest, language, parsed FROM files"):
+            if path in paths:
+                records[path] = FileRecord(path, size, mtime_ns, digest, language)
+                encoded[path] = parsed
+        return records, encoded
 
     def _read_rows(self) -> list[EncodedRow]:
         rows = self._db.execute("SELECT path, size, mtime_ns, digest, language, trigrams, parsed FROM files")

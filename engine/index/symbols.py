@@ -33,7 +33,7 @@ from ..model.memory import paused_gc
 from ..model.profiles import CALLABLE_KINDS, SYMBOL_TIERS, TYPE_KINDS
 from ..model.records import Span, Symbol
 from ..model.strings import Picked, StoredStrings
-from ..model.tokens import name_stems
+from ..model.tokens import name_stems, stem
 
 __all__ = ["LOOKUPS", "SymbolMatch", "SymbolTable", "parse_symbol_query"]
 
@@ -181,7 +181,7 @@ class SymbolTable:
         except ValueError:
             return self
         finally:
-            _forget_build_names()
+            forget_build_names()
 
     def _arrays(self) -> dict[str, np.ndarray]:
         base = self._base
@@ -390,11 +390,11 @@ def _mask(text: str) -> int:
     return mask
 
 
-def _forget_build_names() -> None:
+def forget_build_names() -> None:
     """Empty the caches a whole table's build fills, one entry per distinct name. They pay off within
     the build; kept after it, they held 240k small objects of Django's names (~10 MiB, scattered over
     the arenas the build's records were freed from) for the few names an edit brings."""
-    for cached in (word_key, _mask, name_stems):
+    for cached in (word_key, _mask, name_stems, stem, _path_parts):
         cached.cache_clear()
 
 

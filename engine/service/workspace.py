@@ -15,6 +15,7 @@ import json
 import logging
 import multiprocessing
 import os
+import pickle
 import sqlite3
 import threading
 import time
@@ -23,6 +24,7 @@ from collections import Counter
 from collections.abc import Callable, Collection, Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
+from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +57,7 @@ from ..index.store import (
     fingerprint,
     payload_digest,
 )
-from ..index.symbols import SymbolTable
+from ..index.symbols import SymbolTable, forget_build_names
 from ..index.textpositions import DamagedPositions, TextPositions, write_positions
 from ..index.textsearch import SearchText, parse_text_query
 from ..index.trigram import DamagedTrigrams, TrigramIndex, unpack
@@ -73,6 +75,7 @@ from ..retrieve.structural import structural
 from ..retrieve.text import LINE_PAGE, LexicalCache, LineMatches, every_line, make_text_retriever, path_filter
 from ..search.answer import Answer, IndexState, SearchResponse, answer_of
 from ..search.search import Searcher
+from .buildprocess import BuildChannel, Finishing, run_build, start_build
 from .embedder import Embedder
 
 log = logging.getLogger(__name__)
@@ -136,6 +139,18 @@ UNREADABLE_ENTRY = "unreadable"
 # this the walk costs milliseconds, and freezing would also keep whatever cyclic garbage the process
 # holds at that moment (a test session opening hundreds of small workspaces) for good.
 FREEZE_MIN_FILES = 1000
+# A server's first index of at least this many files is built in a process of its own, then opened from
+# what that process stored (`buildprocess`): the build's memory leaves with the process. Below this, the
+# build holds little (tens of MiB) and the child's start (~1 s of imports) would be most of its time.
+ELSEWHERE_MIN_FILES = 1000
+# The rules of publishing a first index in parts, which a build process takes from the server that starts it.
+PUBLISHING_RULES = ("WRITE_BATCH", "PUBLISH_INTERVAL_S", "PUBLISH_GROWTH")
+# Where a first index's build process writes each partial snapshot for the server to map (replaced by the
+# next, removed at the end).
+PART_FILE = "index.part"
+# How long a question that needs BM25 waits for that build process to store it, before building its own: the
+# build takes as long in either process (~15 s at Django's size), and one built here stays in this heap.
+LEXICAL_ELSEWHERE_WAIT_S = 300.0
 # The text cache's budget is set in MiB (`Settings.text_cache_mb`) and counted in characters and bytes.
 MIB = 1024 * 1024
 # Skipped files listed by name in status (all are counted by reason).
@@ -199,6 +214,9 @@ class Workspace:
         self._embed_failure: str | None = None
         self._semantic_cache: tuple[tuple[int, int], tuple[int, int]] | None = None
         self._graph_behind = False
+        self._elsewhere_failed = False  # a first index's build process failed: this one indexes itself
+        # A first index's build process storing BM25 after its result, and the fingerprint of the rows it indexed.
+        self._finishing: tuple[Finishing, str] | None = None
         # While a first index publishes partial snapshots: the last one's generation and the records its
         # bulk build read (released files' without chunks), which the next build reads again.
         self._partial_structure: tuple[int, dict[str, ParsedFile]] | None = None
@@ -538,6 +556,9 @@ class Workspace:
         if snapshot.buffers or not snapshot.files:
             return None  # an unsaved buffer's chunks are not in the rows
         current = snapshot.fingerprint
+        finishing = self._finishing
+        if finishing is not None and finishing[1] == current:
+            finishing[0].wait(LEXICAL_ELSEWHERE_WAIT_S)  # the first index's build process is storing it
         try:
             index = LexicalIndex.load(self.store.folder / LEXICAL_FOLDER, current, chunks)
         except DamagedLexical as error:
@@ -681,6 +702,12 @@ class Workspace:
             and (full or self._changed(current.files.get(c.path), c.size, c.mtime_ns))
         ]
         removed = [path for path in current.files if path not in present]
+        if self._builds_elsewhere(current, stale):
+            del candidates, skipped, present, versions, stale, removed  # the walk's, kept here for hours otherwise
+            built = self._refresh_elsewhere(progress, cancel)
+            if built is not None:
+                return replace(built, seconds=time.perf_counter() - started)
+            return self._refresh(progress, cancel, full)  # what the child stored is loaded: the rest is read here
         # One pause from the first file received to the snapshot built: the records arrive, then the bulk
         # build frees them from the collector (`_apply`) before it walks them once.
         with paused_gc():
@@ -708,6 +735,96 @@ class Workspace:
             len(candidates) - len(stale),
             time.perf_counter() - started,
         )
+
+    def _builds_elsewhere(self, current: Snapshot, stale: Sequence[str]) -> bool:
+        """Whether this refresh is a server's first index, large enough to build in a process of its own."""
+        return (self._background and not self._elsewhere_failed and not current.files and not current.buffers
+                and len(stale) >= ELSEWHERE_MIN_FILES)
+
+    def _refresh_elsewhere(self, progress: Progress | None, cancel: threading.Event | None) -> RefreshStats | None:
+        """A server's first index, built and stored whole by a child process (`buildprocess`: the build's memory
+        leaves with it), then opened from the store as a restart opens it. While it runs, the partial snapshots
+        it publishes (by the rules of a first index built here) are served from the files it writes them to,
+        mapped, so searches answer from them (flagged partial). None when the child failed: what it stored is
+        opened, and the caller indexes the rest here. A cancelled build keeps what it stored and the last
+        partial snapshot, as a cancelled refresh here does."""
+
+        def relayed(done: int, total: int) -> None:
+            self.progress = done / max(total, 1)
+            if progress is not None:
+                progress(done, total)
+
+        rules = {name: globals()[name] for name in PUBLISHING_RULES}
+        outcome = run_build(_build_first_index, (self.root, self.settings, rules, os.getpid()), relayed, cancel,
+                            self._publish_part)
+        if outcome.failure is not None:
+            log.warning("%s: the first index's build process failed (%s); indexing in this process",
+                        self.root, outcome.failure)
+            self._elsewhere_failed = True
+            self._open_stored(b"")
+            return None
+        if cancel is None or not cancel.is_set():
+            self._open_stored(outcome.result)
+            self.state, self.progress, self.failure = "ready", 1.0, None
+            # BM25 too, in a process of its own: built in the first one, it had added to what that build left.
+            lexical = start_build(_build_lexical, (self.root, self.settings, os.getpid()))
+            self._finishing = (lexical, self._snapshot.fingerprint)
+        stats: RefreshStats = pickle.loads(outcome.result)[0]
+        return stats
+
+    def _open_stored(self, result: bytes) -> None:
+        """Serve what a build process stored, as a restart serves it. The last partial snapshot, and the caches
+        of names filled meanwhile, go first: loaded while they lived, the new records would be spread over the
+        arenas theirs are then freed from, and keep them (measured while parts were built in this process:
+        89 arenas of small objects and 133 MiB of heap when ready on Django, against 47 and 87). Searches in
+        between (the load: 0.3 s at Django's size) answer from nothing, flagged partial. `result`: the
+        process's pickled RefreshStats and the files it skipped."""
+        generation = self._snapshot.generation + 1
+        self._snapshot = replace(self._snapshot, generation=generation, files={}, parsed={}, doc_ids={},
+                                 paths_by_id={}, trigrams=TrigramIndex.build({}), symbols=SymbolTable())
+        self._partial_structure, self._graph_behind = None, False
+        forget_build_names()
+        gc.collect()
+        return_freed()
+        with paused_gc():
+            loaded = self._load()
+            skipped: dict[str, str] = pickle.loads(result)[1] if result else {}
+            self._snapshot = replace(loaded, generation=generation + 1, skipped=skipped)
+            del loaded
+        self._unreadable = self._stored_unreadable()
+        if len(self._snapshot.files) >= FREEZE_MIN_FILES:
+            keep_long_lived()
+        return_freed()
+
+    def _publish_part(self, pointer: bytes) -> None:
+        """Serve the partial snapshot a build process wrote to PART_FILE (`pointer`: its entry), mapped: its
+        postings and symbol table are read in place, and only its files' records and encoded rows are held
+        here. Not published when the file was replaced or removed since (a later part, or the whole index,
+        follows), or its rows do not read now."""
+        try:
+            saved = SavedIndex.open(self.store.folder, pointer, check=False)
+            files, encoded = self.store.records_of(saved.doc_ids)
+        except (DamagedSaved, sqlite3.DatabaseError) as error:
+            log.info("%s: a part of the first index is not served (%s)", self.root, error)
+            return
+        if files.keys() != saved.doc_ids.keys():
+            return
+        old = self._snapshot
+        files = {path: files[path] for path in saved.doc_ids}  # in the part's order, as its build had them
+        self._snapshot = replace(
+            old, generation=old.generation + 1, files=files, parsed=StoredParsed(encoded, saved.chunk_counts),
+            doc_ids=saved.doc_ids, paths_by_id={doc: path for path, doc in saved.doc_ids.items()},
+            trigrams=saved.trigrams, symbols=saved.symbols,
+        )
+        self._graph_behind = True
+
+    @property
+    def _publishes_parts(self) -> bool:
+        """Whether a first index publishes what it has now and then (a server's; a build process's for one)."""
+        return self._background
+
+    def _part_published(self) -> None:
+        """After a partial snapshot is published: nothing here (a build process passes it on)."""
 
     @staticmethod
     def _changed(record: FileRecord | None, size: int, mtime_ns: int) -> bool:
@@ -741,9 +858,10 @@ class Workspace:
                 self._write_batch(pending, unwritten)
                 unwritten = 0
                 due = time.perf_counter() - published_at > max(PUBLISH_INTERVAL_S, 3 * publish_cost)
-                if self._background and due and len(pending) >= PUBLISH_GROWTH * published:
+                if self._publishes_parts and due and len(pending) >= PUBLISH_GROWTH * published:
                     started = time.perf_counter()
                     self._apply(pending, (), partial=True)
+                    self._part_published()
                     published += len(pending)
                     pending, published_at = [], time.perf_counter()
                     publish_cost = published_at - started
@@ -1250,6 +1368,8 @@ class Workspace:
 
     def close(self) -> None:
         self._closing.set()
+        if self._finishing is not None:
+            self._finishing[0].stop()  # a BM25 not stored yet is built by the next start that needs it
         with self._catch_up_lock:
             if self._catch_up_timer is not None:
                 self._catch_up_timer.cancel()
@@ -1267,3 +1387,73 @@ class Workspace:
                 self._store_lexical()
             self.store.close()
         self._searcher.close()
+
+
+class _BuildWorkspace(Workspace):
+    """The one-shot workspace of a build process: it publishes partial snapshots as a server's first index
+    does, each as a saved index in PART_FILE that the server maps (`Workspace._publish_part`)."""
+
+    def __init__(self, root: Path, settings: Settings, channel: BuildChannel) -> None:
+        super().__init__(root, settings, background=False)
+        self._channel = channel
+
+    @property
+    def _publishes_parts(self) -> bool:
+        return True
+
+    def _part_published(self) -> None:
+        snapshot = self._snapshot
+        saved = SavedIndex("", dict(snapshot.doc_ids), snapshot.trigrams, snapshot.symbols,
+                           {path: snapshot.chunk_counts[path] for path in snapshot.doc_ids})
+        try:
+            self._channel.part(saved.write(self.store.folder / PART_FILE))
+        except (ValueError, OSError) as error:  # the server answers from its last part a while longer
+            log.warning("%s: a part of the first index is not written (%s)", self.store.path, error)
+
+    def remove_part(self) -> None:
+        (self.store.folder / PART_FILE).unlink(missing_ok=True)
+
+
+def _build_first_index(root: Path, settings: Settings, rules: Mapping[str, float], parent: int,
+                       connection: Connection) -> None:
+    """The build process of `Workspace._refresh_elsewhere`: a one-shot workspace indexes `root` whole, stores
+    what a restart opens (BM25 is left to `_build_lexical`), and sends back its RefreshStats and the files it
+    skipped. The partial snapshots it publishes on the way, by the server's `rules` (PUBLISHING_RULES), are
+    passed on as they are written. It dies with the server (`worker_started`): killed mid-write, it leaves
+    whole batches, as an indexer killed in the server's own process does; its run_build waits for it."""
+    _worker_started(parent)
+    globals().update({name: rules[name] for name in PUBLISHING_RULES})
+    channel = BuildChannel(connection)
+    try:
+        workspace = _BuildWorkspace(root, settings, channel)
+        try:
+            stats = workspace.refresh(channel.progress, channel.cancel)
+            # As one bytes object: unpickled once the parent has let its partial snapshots go (`_open_stored`),
+            # so the skipped paths' strings are not scattered among the arenas those are freed from.
+            result = pickle.dumps((stats, dict(workspace.snapshot().skipped)))
+        finally:
+            workspace.close()
+            workspace.remove_part()
+        channel.result(result)
+    except Exception as error:  # said to the parent, which indexes in its own process instead
+        log.exception("building the first index of %s failed", root)
+        channel.fail(f"{type(error).__name__}: {error}")
+
+
+def _build_lexical(root: Path, settings: Settings, parent: int, connection: Connection) -> None:
+    """The second build process of `Workspace._refresh_elsewhere`: BM25 over the index the first one stored,
+    opened as a restart opens it, and stored for the server to open (`_open_lexical` waits for it). It exits
+    once the server has gone (the thread that started it may end first: no signal)."""
+    _worker_started(parent, signalled=False)
+    channel = BuildChannel(connection)
+    try:
+        opened = Workspace(root, settings, background=False)
+        try:
+            opened._lexical.get(opened.snapshot())  # stored at once (`_lexical_built`)
+        finally:
+            opened.close()
+    except Exception as error:  # the server's first question that needs BM25 builds it
+        log.exception("building BM25 for %s failed", root)
+        channel.fail(f"{type(error).__name__}: {error}")
+        return
+    channel.finish()

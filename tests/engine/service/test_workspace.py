@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import signal
 import subprocess
@@ -14,6 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from processes import kill_session, many_modules
 
 from fourfold.engine import SearchRequest, Settings, Workspace, WorkspaceError
 from fourfold.engine.index.textsearch import QueryError, parse_text_query
@@ -150,7 +150,9 @@ KILLER = """
 import sys
 from pathlib import Path
 from fourfold.engine import Settings, Workspace
-workspace = Workspace(Path(sys.argv[1]), Settings(index_dir=sys.argv[2], semantic_backend="none"))
+# The indexer in this process, as a one-shot CLI runs it (a server builds a first index this large in a
+# process of its own: tests/engine/service/test_build_process.py kills that server).
+workspace = Workspace(Path(sys.argv[1]), Settings(index_dir=sys.argv[2], semantic_backend="none"), background=False)
 def progress(done, total):
     if done == int(sys.argv[3]):
         print("midway", flush=True)
@@ -161,10 +163,7 @@ workspace.refresh(progress)
 
 def test_indexer_killed_mid_refresh_leaves_a_consistent_index(tmp_path: Path) -> None:
     root = tmp_path / "big"
-    for number in range(1200):
-        folder = root / f"pkg{number % 12}"
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / f"mod{number}.py").write_text(f"def function_{number}():\n    return 'marker {number}'\n")
+    many_modules(root, 1200, 12)
     index = tmp_path / "index"
     # A session of its own: whatever the indexer started (pool workers) is in its process group,
     # which the teardown kills, so the suite leaves nothing behind even if a worker outlives it.
@@ -182,12 +181,7 @@ def test_indexer_killed_mid_refresh_leaves_a_consistent_index(tmp_path: Path) ->
         assert len(survivor.snapshot().files) == 1200
         assert lines(survivor, "marker 1199") == [("pkg11/mod1199.py", 1)]
     finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(child.pid, signal.SIGKILL)
-        child.wait()
-        for stream in (child.stdin, child.stdout):
-            if stream is not None:
-                stream.close()
+        kill_session(child)
 
 
 def test_reopened_index_answers_as_the_one_that_built_it(tree: Path, tmp_path: Path) -> None:
