@@ -15,6 +15,7 @@ import pytest
 import pytest_lsp
 from conftest import SERVER, SHUTDOWN_S, WAIT_S, FourfoldClient, capabilities, kill_server, session
 from lsprotocol import types
+from processes import many_modules
 from pygls.exceptions import JsonRpcException
 
 pytestmark = [pytest.mark.e2e, pytest.mark.asyncio(loop_scope="module")]
@@ -105,6 +106,26 @@ async def test_folders_added_and_removed_at_run_time(bare: FourfoldClient, tmp_p
     assert gamma["results"][0]["folder"] == third.as_uri()
     beta = await bare.search("beta_folder_marker")
     assert all(row["folder"] != second.as_uri() for row in beta["results"])
+
+
+async def test_a_first_index_large_enough_for_a_build_process_is_indexed_and_served(
+        bare: FourfoldClient, tmp_path: Path) -> None:
+    # Past ELSEWHERE_MIN_FILES, the real server builds in a process of its own (its parts and its end are
+    # checked in tests/engine/service/test_build_process.py): here, that its progress and answers reach a client.
+    root = tmp_path / "large"
+    many_modules(root, 1200, 12)
+    await initialize(bare, root, index_dir=tmp_path / "index")
+    status = await bare.wait_status(lambda s: s["phase"] in ("indexed", "error"))
+    assert status["phase"] == "indexed", status
+    values = [value for reports in bare.progress_reports.values() for value in reports]
+    messages = [value.message for value in values if isinstance(value, types.WorkDoneProgressReport)]
+    assert "Indexing 1,200 / 1,200 files" in messages  # the build process's progress, relayed
+    symbols = await bare.workspace_symbol_async(types.WorkspaceSymbolParams(query="function_1199"))
+    assert symbols and symbols[0].name == "function_1199"
+    assert symbols[0].location.uri == (root / "pkg11" / "mod1199.py").as_uri()  # type: ignore[union-attr]
+    result = await bare.search('"marker 1199"')
+    assert result["partial"] is False and result["index"]["files"] == 1200
+    assert result["results"][0]["uri"] == (root / "pkg11" / "mod1199.py").as_uri()
 
 
 @pytest_lsp.fixture(config=SERVER)
