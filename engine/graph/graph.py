@@ -866,7 +866,11 @@ class CodeGraph:
         return [source for source, _ in self._graph.predecessors(node)] if node in self._graph else []
 
     def _global_count(self, name: str) -> int:
-        return sum(1 for node in _looked_up(self._defs, name) if self._symbols[node].container is None)
+        """How many definitions of `name` have no container (the global tier's candidates, before ambiguity)."""
+        defs = self._defs
+        if self._mapped is not None and not (isinstance(defs, OverlaidIndex) and defs.changed(name)):
+            return self._mapped.free_definitions(name)  # the stored definitions are the graph's
+        return sum(1 for node in _looked_up(defs, name) if self._symbols[node].container is None)
 
     # --- resolution -------------------------------------------------------------------------------
 

@@ -301,6 +301,12 @@ class StoredGraph:
         return np.array([numbers.setdefault(path.rpartition("/")[0], len(numbers)) for path in self.paths],
                         dtype=np.int32)
 
+    def free_definitions(self, name: str) -> int:
+        """How many of the definitions of simple name `name` have no container, read from the arrays: counting
+        them over the decoded symbols decoded each of its thousands of definitions (`setUp` at 4x Django) on
+        every deletion of a file that defines one."""
+        return int(np.count_nonzero(self.symbols[self.defined(name), _CONTAINER] < 0))
+
     def top_level(self, positions: np.ndarray) -> np.ndarray:
         """Whether each node at `positions` is a top-level definition (`_Home.top_level`)."""
         return (self.flags[positions] & _TOP_LEVEL) != 0

@@ -163,6 +163,20 @@ def test_a_new_file_in_an_opened_graph_with_definitions_in_a_c_source_builds_it_
     assert opened.stored_arrays() is not None  # built in memory: it can be stored again
 
 
+def test_a_stored_graph_counts_each_names_definitions_without_a_container_as_its_symbols_say(
+        tree: Path, tmp_path: Path) -> None:
+    files = parsed_tree(tree)
+    opened = stored_and_opened(CodeGraph.build(files), files, tmp_path)
+    stored = opened._mapped
+    assert stored is not None
+    decoded = [opened._symbols[node] for node in opened._symbols]  # each definition node, read back whole
+    free = Counter(symbol.name for symbol in decoded if symbol.container is None)
+    names = {symbol.name for symbol in decoded}
+    assert any(free[name] > 1 for name in names) and any(free[name] == 0 for name in names)
+    for name in names | {"no_such_name"}:
+        assert stored.free_definitions(name) == free[name], name
+
+
 def test_an_opened_graph_is_not_stored_again(tree: Path, tmp_path: Path) -> None:
     files = parsed_tree(tree)
     opened = stored_and_opened(CodeGraph.build(files), files, tmp_path)
