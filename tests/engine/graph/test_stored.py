@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from fourfold.engine.graph import graph as graph_module
 from fourfold.engine.graph.centrality import StoredRank
 from fourfold.engine.graph.graph import SOURCE_SUFFIXES, CodeGraph
 from fourfold.engine.graph.stored import REFS_CACHED, DamagedGraph, OlderGraph, StoredGraph
@@ -418,6 +419,43 @@ def test_a_deleted_file_others_import_is_held_over_the_stored_arrays_and_may_com
     same_answers(cold, opened)
     same_answers(cold, folded_and_reopened(opened, files, tmp_path))
     assert CodeGraph.builds == builds
+
+
+@pytest.mark.parametrize("deleted", ["pkg_a/utils.py", "pkg_b/utils.py"])
+def test_a_deleted_python_module_resolves_again_only_the_imports_that_resolved_to_it(
+        tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, deleted: str) -> None:
+    """Beside the fixture, files that each import some `utils` (so each is an importer by key), but only
+    pkg_a/user.py's import resolves to pkg_a/utils.py: deleting that module resolves no other file's imports
+    again, and deleting the other resolves those of its own users; either way the graph answers as a cold one
+    edited so."""
+    root = tree
+    for package in ("pkg_a", "pkg_b"):
+        (root / package).mkdir(parents=True)
+        (root / package / "__init__.py").write_text("")
+        (root / package / "utils.py").write_text(f"def {package}_util():\n    return 0\n")
+    (root / "pkg_a" / "user.py").write_text("from pkg_a.utils import pkg_a_util\n\ndef a():\n    return pkg_a_util()\n")
+    for at in range(4):
+        (root / "pkg_b" / f"user_{at}.py").write_text(
+            f"from pkg_b.utils import pkg_b_util\n\ndef b_{at}():\n    return pkg_b_util()\n")
+    files = parsed_tree(root)
+    cold = CodeGraph.build(files)
+    opened = stored_and_opened(cold, files, tmp_path)
+    cold.rank_on_query = False
+    resolved: list[str] = []
+    resolve = graph_module.resolve_import
+
+    def counted(spec: str, from_path: str, language: str, known: Any) -> list[str]:
+        resolved.append(from_path)
+        return resolve(spec, from_path, language, known)
+
+    cold.without_file(deleted)
+    monkeypatch.setattr(graph_module, "resolve_import", counted)
+    opened.without_file(deleted)
+    monkeypatch.undo()
+    assert opened.mapped and not opened.built
+    users = {"pkg_a/utils.py": {"pkg_a/user.py"}, "pkg_b/utils.py": {f"pkg_b/user_{at}.py" for at in range(4)}}
+    assert set(resolved) == users[deleted]
+    same_answers(cold, opened)
 
 
 def renamed(tree: Path, files: dict[str, ParsedFile], path: str) -> ParsedFile | None:
