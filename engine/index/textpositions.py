@@ -24,8 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache, partial, reduce
-from itertools import repeat
+from functools import cached_property, lru_cache, partial
 from pathlib import Path
 
 import numpy as np
@@ -39,6 +38,7 @@ from .textsearch import (
     WORD_BYTES,
     FoundFiles,
     FoundRecords,
+    LineRecords,
     Search,
     SearchText,
     TextQuery,
@@ -57,6 +57,10 @@ BLOCK_BYTES = 4 << 20
 MAX_BLOB = (1 << 32) - 1
 # Candidates of a literal are checked a byte offset at a time for this many offsets, then all the others at once.
 FILTER_STEPS = 2
+# A regex's candidate lines are narrowed by another of its literals only when that literal has at most this
+# many candidates per line left: confirming one and finding its line costs about what RE2 spends on a line
+# (gathered with the others and matched in one pass), so a more common literal costs more than it can save.
+INTERSECT_RATIO = 1.0
 # Trigrams never worth looking up, left out of the postings: three spaces (17% of Django's positions;
 # indentation, the worst anchor there is) and any with a newline (a literal with one is left to RE2).
 _SPACES = 0x202020
@@ -71,6 +75,7 @@ WORD = np.zeros(256, dtype=bool)
 WORD[list(WORD_BYTES)] = True
 WORD[0x80:] = True
 _EMPTY = np.zeros(0, dtype=np.int64)
+_NO_RECORDS = LineRecords(np.zeros((0, 4), dtype=np.int64))
 # A record as `match_text` keeps it: file number among the files it took, 0-based line, byte span.
 _Record = tuple[int, int, int, int]
 
@@ -89,6 +94,20 @@ class _Block:
     codes: np.ndarray  # sorted unique trigram codes (uint32)
     offsets: np.ndarray  # positions of codes[i] are positions[offsets[i]:offsets[i + 1]] (int64)
     positions: np.ndarray  # global blob offsets, ascending within a code (uint32)
+
+
+@dataclass(frozen=True)
+class _Anchors:
+    """Where a needle may start, block by block: its rarest trigram's positions less that trigram's offset
+    in it (with the offset), before they are confirmed against the blob."""
+
+    needle: np.ndarray  # uint8
+    per_block: tuple[tuple[np.ndarray, int], ...]
+    case_sensitive: bool
+
+    @property
+    def count(self) -> int:
+        return sum(candidates.size for candidates, _ in self.per_block)
 
 
 @dataclass(frozen=True)
@@ -199,12 +218,35 @@ class TextPositions:
         for clause in plan:
             if not all(literal.isascii() for literal in clause):
                 return None
-            looked = [self.occurrences(literal.encode("ascii"), False) for literal in clause]
-            if any(found is None for found in looked):
+            anchored = [self._anchors(literal.encode("ascii")) for literal in clause]
+            if any(found is None for found in anchored):
                 return None
-            clauses.append(reduce(_intersected, (_distinct(self.lines_of(found)) for found in looked
-                                                 if found is not None)))
+            clauses.append(self._lines_holding([found for found in anchored if found is not None]))
         return np.unique(np.concatenate(clauses)) if len(clauses) > 1 else clauses[0]
+
+    def _lines_holding(self, anchored: list[_Anchors]) -> np.ndarray:
+        """The global lines (ascending) that hold the rarest literal and each other one that is worth
+        looking up: one whose candidates are at most INTERSECT_RATIO times the lines left (confirming a
+        literal costs per candidate about what RE2 costs per line it might remove; `(self` beside `def
+        test_` removes almost none). The others are left to RE2, which checks the whole pattern anyway."""
+        anchored = sorted(anchored, key=lambda found: found.count)
+        lines = _distinct(self.lines_of(self._confirmed_all(anchored[0])))
+        for found in anchored[1:]:
+            if lines.size == 0 or found.count > INTERSECT_RATIO * lines.size:
+                break
+            begins, ends = self.line_bounds(lines)
+            occurrences = self._confirmed_all(found)
+            at = np.searchsorted(begins, occurrences, side="right") - 1
+            inside = (at >= 0) & (occurrences < ends[np.maximum(at, 0)])  # a literal holds no newline
+            holding = np.zeros(lines.size, dtype=bool)
+            holding[at[inside]] = True
+            lines = lines[holding]
+        return lines
+
+    def line_bounds(self, lines: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Where each global line starts in the blob and where its `\\n` is (int64)."""
+        begins = np.where(lines > 0, self.newlines[np.maximum(lines - 1, 0)].astype(np.int64) + 1, 0)
+        return begins, self.newlines[lines].astype(np.int64)
 
     def occurrences(self, needle: bytes, case_sensitive: bool) -> np.ndarray | None:
         """Every position (int64, ascending) where `needle` starts in the blob, exactly when
@@ -213,6 +255,11 @@ class TextPositions:
 
         Occurrences may overlap (`aaa` in `aaaa` starts twice); the caller keeps what it needs.
         """
+        anchors = self._anchors(needle, case_sensitive)
+        return None if anchors is None else self._confirmed_all(anchors)
+
+    def _anchors(self, needle: bytes, case_sensitive: bool = False) -> _Anchors | None:
+        """Where `needle` may start in each block, not yet confirmed (see `occurrences`)."""
         wanted = np.frombuffer(needle, dtype=np.uint8)
         folded = LOWER[wanted]
         if wanted.size < 3:
@@ -223,8 +270,11 @@ class TextPositions:
         if usable.size == 0:
             return None
         codes, shifts = codes[usable], usable
-        found = [self._confirmed(*self._anchored(block, codes, shifts), wanted, case_sensitive)
-                 for block in self.blocks]
+        return _Anchors(wanted, tuple(self._anchored(block, codes, shifts) for block in self.blocks), case_sensitive)
+
+    def _confirmed_all(self, anchors: _Anchors) -> np.ndarray:
+        found = [self._confirmed(candidates, shift, anchors.needle, anchors.case_sensitive)
+                 for candidates, shift in anchors.per_block]
         return np.concatenate(found) if found else _EMPTY
 
     def _anchored(self, block: _Block, codes: np.ndarray, shifts: np.ndarray) -> tuple[np.ndarray, int]:
@@ -350,7 +400,7 @@ class _Records:
         self.lines = lines - positions.first_lines[self.file_of]
         self.size = size
 
-    def of(self, numbers: np.ndarray, base: int) -> tuple[list[_Record], list[int]]:
+    def of(self, numbers: np.ndarray, base: int) -> tuple[LineRecords, list[int]]:
         """The records of the files `numbers` (ascending), numbered from `base` in that order, and how many
         the files up to each one hold."""
         low, high = np.searchsorted(self.file_of, [numbers[0], numbers[-1] + 1])
@@ -359,8 +409,7 @@ class _Records:
         kept = numbers[local] == file_of  # files between the run's that it does not serve are not its own
         local = local[kept]
         starts = self.starts[low:high][kept]
-        made = list(zip((local + base).tolist(), self.lines[low:high][kept].tolist(), starts.tolist(),
-                        (starts + self.size).tolist(), strict=True))
+        made = LineRecords.columns(local + base, self.lines[low:high][kept], starts, starts + self.size)
         return made, np.searchsorted(local, np.arange(numbers.size), side="right").tolist()
 
 
@@ -382,11 +431,11 @@ class _RegexLines:
         self.positions = positions
         self.search = searcher(compile_query(query, 0))
         self.runs = _runs(query) if regexplan.line_local(query.pattern) else None
-        self.global_begins = np.where(lines > 0, positions.newlines[np.maximum(lines - 1, 0)].astype(np.int64) + 1, 0)
-        self.global_ends = positions.newlines[lines].astype(np.int64)
+        self.global_begins, self.global_ends = positions.line_bounds(lines)
         self.file_of = positions.files_of(self.global_begins)  # ascending, as the lines are
         self.files = _distinct(self.file_of).tolist()
         self.local_lines = lines - positions.first_lines[self.file_of]
+        self._matched: np.ndarray | None = None
 
     @cached_property
     def _per_line(self) -> tuple[dict[int, tuple[int, int]], list[int], list[int], list[int]]:
@@ -413,7 +462,7 @@ class _RegexLines:
         bounds, lines, begins, line_ends = self._per_line
         for at, file in enumerate(numbers.tolist()):
             if at and stop():
-                return FoundRecords(records, [], ends, [0] * len(ends), at)
+                return FoundRecords(LineRecords.of(records), _NO_RECORDS, ends, [0] * len(ends), at)
             low, high = bounds.get(file, (0, 0))
             view, number = self.positions.file_view(file), base + at
             for line, begin, end in zip(lines[low:high], begins[low:high], line_ends[low:high], strict=True):
@@ -421,58 +470,75 @@ class _RegexLines:
                 if span is not None:
                     records.append((number, line, span[0], span[1]))
             ends.append(len(records))
-        return FoundRecords(records, [], ends, [0] * len(ends), numbers.size)
+        return FoundRecords(LineRecords.of(records), _NO_RECORDS, ends, [0] * len(ends), numbers.size)
 
-    def _by_runs(self, runs: Search, numbers: np.ndarray, base: int) -> FoundRecords:
-        """The files' candidate lines, each with its `\\n`, one after another, and `runs` over them: every line
-        inside a run it matches is a matching line. The time budget is not asked: this costs about what
-        finding the candidates did."""
+    def _by_runs(self, runs: _Runs, numbers: np.ndarray, base: int) -> FoundRecords:
+        """The records of the files' candidate lines that `_matching` says match."""
         low, high = np.searchsorted(self.file_of, [numbers[0], numbers[-1] + 1])
         file_of = self.file_of[low:high]
         local = np.minimum(np.searchsorted(numbers, file_of), numbers.size - 1)
         kept = np.flatnonzero(numbers[local] == file_of) + low  # candidates of the run's own files
-        begins, ends = self.global_begins[kept], self.global_ends[kept]
+        kept = kept[self._matching(runs)[kept]]
+        local = np.searchsorted(numbers, self.file_of[kept])
+        records = LineRecords.columns(local + base, self.local_lines[kept], self._begins_local(kept),
+                                      np.full(kept.size, -1))
+        counts = np.searchsorted(local, np.arange(numbers.size), side="right").tolist()
+        return FoundRecords(records, _NO_RECORDS, counts, [0] * numbers.size, numbers.size)
+
+    def _matching(self, runs: _Runs) -> np.ndarray:
+        """Whether each candidate line matches: all of them, each with its `\\n`, one after another, and
+        `runs` over them, every line inside a run it matches a matching line. Made once for all the runs
+        of files a search takes (a file scanned between two splits them), without asking the time budget:
+        this costs about what finding the candidates did."""
+        if self._matched is not None:
+            return self._matched
+        begins, ends = self.global_begins, self.global_ends
         sizes = ends - begins + 1
         heads = np.concatenate([[0], np.cumsum(sizes)])
         # Each candidate's bytes: where it lies less where it goes (never negative: the candidates are apart
         # and in order), repeated over its bytes, plus the place in the text; uint32, half int64's traffic.
         where = np.repeat((begins - heads[:-1]).astype(np.uint32), sizes)
         where += np.arange(int(heads[-1]), dtype=np.uint32)
-        text = self.positions.blob[where].tobytes()
-        matched = np.zeros(kept.size, dtype=bool)
+        text = np.take(self.positions.blob, where).tobytes()
+        matched = np.zeros(begins.size, dtype=bool)
         pos, size = 0, len(text)
-        while pos < size:
-            span = runs(text, pos, size)
+        while pos < size:  # a run ends where a line without a match starts (or the text ends)
+            span = runs.starting(text, pos, size) or runs.anywhere(text, pos, size)
             if span is None:
                 break
             first, last = np.searchsorted(heads, span)  # the lines that start where the run starts, up to its end
             matched[first:last] = True
             pos = span[1]
-        kept = kept[matched]
-        local = np.searchsorted(numbers, self.file_of[kept])
-        starts = self._begins_local(kept)
-        records = list(zip((local + base).tolist(), self.local_lines[kept].tolist(), starts.tolist(),
-                           repeat(-1, kept.size), strict=False))
-        counts = np.searchsorted(local, np.arange(numbers.size), side="right").tolist()
-        return FoundRecords(records, [], counts, [0] * numbers.size, numbers.size)
+        self._matched = matched
+        return matched
 
     def _begins_local(self, kept: np.ndarray) -> np.ndarray:
         return self.global_begins[kept] - self.positions.starts[self.file_of[kept]]
 
 
+@dataclass(frozen=True)
+class _Runs:
+    """A matcher of whole runs of consecutive lines that each hold a match of a (line-local) pattern,
+    newline included: `starting` finds a run that starts where it is asked to (one forward pass of RE2's
+    DFA), `anywhere` the next run wherever it starts (a second, reverse pass over the run)."""
+
+    starting: Search
+    anywhere: Search
+
+
 @lru_cache(maxsize=COMPILED_KEPT)
-def _runs(query: TextQuery) -> Search | None:
-    """A matcher of whole runs of consecutive lines that each hold a match of the query's (line-local)
-    pattern, newline included; None when RE2 will not compile it (too large)."""
+def _runs(query: TextQuery) -> _Runs | None:
+    """The query's `_Runs`; None when RE2 will not compile it (too large)."""
     options = re2.Options()
     options.log_errors = False
     options.never_capture = True
     options.max_mem = REGEX_MAX_MEM
     options.case_sensitive = query.case_sensitive
     try:
-        return searcher(re2.compile(f"(?m)(?:^[^\\n]*?(?:{query.pattern})[^\\n]*\\n)+".encode(), options))
+        matcher = re2.compile(f"(?m)(?:^[^\\n]*?(?:{query.pattern})[^\\n]*\\n)+".encode(), options)
     except re2.error:
         return None
+    return _Runs(searcher(matcher, anchored=True), searcher(matcher))
 
 
 class Served:

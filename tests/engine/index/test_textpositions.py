@@ -214,3 +214,31 @@ def test_a_damaged_positions_file_is_said_in_repairs_rebuilt_and_answers_do_not_
     assert rebuilt is not None and rebuilt.sound and rebuilt.blob.tobytes() == fresh.blob.tobytes()
     assert {query: reopened.every_line(query).lines for query in QUERIES} == before
     reopened.close()
+
+
+
+# Lines of t.py per round (60 rounds), and how many lines of t.py and u.py go to RE2.
+TEST_LINES = ["    def test_{i}(self):", "    def test_{i} = self", "    def test_ok_{i}(cls):"]
+NARROWING = {
+    "`(self` on more lines than `def test_`: left to RE2": (TEST_LINES + ["    x = (self, {i})"] * 3, 181),
+    "`(self` rarer: its lines alone": (TEST_LINES, 61),
+    "as common as each other, apart: both looked up": (["    def test_ok_{i}(cls):", "    x = (self, {i})"], 1),
+}
+
+
+@pytest.mark.parametrize("case", NARROWING)
+def test_a_regex_is_narrowed_by_its_rarer_literals_and_re2_checks_the_lines_left(tmp_path: Path, case: str) -> None:
+    """`def test_\\w+\\(self`: the lines holding its rarest literal go to RE2, narrowed by the other
+    only when that one is no more common than the lines left; where some of them do not match, RE2's
+    runs break at each. Either way the lines are the scanner's."""
+    template, wanted = NARROWING[case]
+    lines = [line.format(i=i) for i in range(60) for line in template]
+    texts = write(tmp_path / "repo", {"t.py": "\n".join(lines) + "\n", "u.py": "def test_x(self): pass\n"})
+    positions = stored(tmp_path, texts)
+    query = r"re:def test_\w+\(self"
+    candidates = positions._regex_lines(parse_text_query(query))
+    assert candidates is not None and candidates.size == wanted
+    got, answered = served_matches(positions, texts, query)
+    expected = match_text(parse_text_query(query), texts.items())
+    assert answered >= 1 and rows(got) == rows(expected)
+    assert len(got) == 1 + sum(line.endswith("(self):") for line in lines)
