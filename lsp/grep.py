@@ -12,7 +12,6 @@ which must not pay for the engine's imports.
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Literal
@@ -81,25 +80,24 @@ def grep(workspace: Workspace, options: GrepOptions) -> dict[str, Any]:
     """
     found = workspace.every_line(engine_pattern(options), page=0, paths=options.paths or None,
                                  languages=options.languages or None)
-    lines = sorted(found.lines)
-    counts = Counter(path for path, _ in lines)
-    kept = _per_file(lines, options.max_count)
+    total = found.count
+    counts = found.file_counts()
     result: dict[str, Any] = {
-        "query": options.query, "kind": found.kind, "matches": len(lines),
+        "query": options.query, "kind": found.kind, "matches": total,
         "files": len(counts), "truncated": found.truncated, "reason": found.reason,
-        "notes": _notes(workspace, options, found.reason, bool(lines)),
+        "notes": _notes(workspace, options, found.reason, bool(total)),
     }
     if options.mode == "count":
-        capped = options.max_count or len(lines)
+        capped = options.max_count or total
         result["counts"] = [[path, min(count, capped)] for path, count in counts.items()]
     elif options.mode == "files":
         result["paths"] = list(counts)
     else:
-        shown = kept[: options.limit] if options.limit is not None else kept
+        shown, kept = found.in_file_order(options.max_count, options.limit)
         rows = zip(shown, found.texts(shown), found.definitions(shown), strict=True)
         result["lines"] = [[path, line + 1, text, symbol] for (path, line), text, symbol in rows]
-        result["beyond_max_count"] = len(lines) - len(kept)
-        result["more"] = len(kept) - len(shown)
+        result["beyond_max_count"] = total - kept
+        result["more"] = kept - len(shown)
     return result
 
 
@@ -134,19 +132,6 @@ def _regex_body(query: str, fixed: bool) -> str:
 
     parsed = parse_text_query(query)
     return parsed.pattern if parsed.kind == "regex" else _REGEX_SPECIAL.sub(r"\\\1", parsed.pattern)
-
-
-def _per_file(lines: list[tuple[str, int]], max_count: int | None) -> list[tuple[str, int]]:
-    """The first `max_count` lines of each file (all of them when None), in order."""
-    if max_count is None:
-        return lines
-    seen: Counter[str] = Counter()
-    kept = []
-    for path, line in lines:
-        seen[path] += 1
-        if seen[path] <= max_count:
-            kept.append((path, line))
-    return kept
 
 
 def _notes(workspace: Workspace, options: GrepOptions, reason: str, matched: bool) -> list[str]:

@@ -296,6 +296,35 @@ class TextMatches:
             listed += zip(paths[part.rows[:, 0]].tolist(), part.rows[:, 1].tolist(), strict=True)
         return listed
 
+    def file_counts(self) -> dict[str, int]:
+        """How many matching lines each file with one has, in path order."""
+        paths = self.files.paths
+        counts = np.bincount(self._rows()[:, 0], minlength=len(paths)).tolist()
+        return {path: counts[number] for path, number in sorted((path, number) for number, path in enumerate(paths)
+                                                                if counts[number])}
+
+    def in_file_order(self, per_file: int | None = None, limit: int | None = None) -> tuple[list[tuple[str, int]], int]:
+        """(path, 0-based line) in path then line order, as rg lists them, at most `per_file` lines of each
+        file and the first `limit` of those; and how many lines the per-file cap kept. Only the listed lines
+        become tuples: a count or a short page of tens of thousands of lines does not pay for them all."""
+        rows = self._rows()
+        paths = self.files.paths
+        place = np.empty(len(paths), dtype=np.int64)
+        place[np.argsort(np.array(paths, dtype=object), kind="stable")] = np.arange(len(paths))
+        ranked = place[rows[:, 0]]
+        order = np.lexsort((rows[:, 1], ranked))
+        rows, ranked = rows[order], ranked[order]
+        if per_file is not None and len(rows):
+            at = np.arange(len(rows))
+            heads = np.maximum.accumulate(np.where(np.r_[True, ranked[1:] != ranked[:-1]], at, 0))
+            rows = rows[at - heads < per_file]
+        shown = rows if limit is None else rows[: max(limit, 0)]
+        named = np.array(paths, dtype=object)[shown[:, 0]].tolist()
+        return list(zip(named, shown[:, 1].tolist(), strict=True)), len(rows)
+
+    def _rows(self) -> np.ndarray:
+        return np.concatenate([self.whole.rows, self.partial.rows])
+
     def hits(self, limit: int | None = None) -> list[Hit]:
         """Hits for the first `limit` matching lines (all of them when None)."""
         wanted = len(self) if limit is None else max(limit, 0)

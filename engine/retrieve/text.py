@@ -7,6 +7,7 @@ import threading
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from itertools import accumulate
 
 import numpy as np
@@ -169,19 +170,42 @@ class LineMatches:
 
     `page` holds full hits (columns, snippet, enclosing definition) for the first lines, the ones a
     client shows at once; `lines` is (path, 0-based line) of every matching line in the same order,
-    so a client can count, group or page through thousands of them without the engine building a
-    Hit for each (issue 17). `reason` says why `truncated` holds, as in `TextResult`; `kind` is how the
-    pattern was read (literal, identifier or regex). The listing
+    made when first asked; `file_counts` and `in_file_order` count, sort and cap them from the records'
+    arrays, so a client can count, group or page through tens of thousands of them without the engine
+    building a Hit, or even a tuple, for each (issue 17). `reason` says why `truncated` holds, as in
+    `TextResult`; `kind` is how the pattern was read (literal, identifier or regex). The listing
     keeps the snapshot it was found in, so `texts` reads the lines as they were matched even if a
     file changes meanwhile.
     """
 
     page: list[Hit]
-    lines: list[tuple[str, int]]
-    truncated: bool = False
-    reason: str = ""
+    found: TextMatches = field(repr=False, compare=False)
     kind: str = ""
     snapshot: Snapshot | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def truncated(self) -> bool:
+        return self.found.truncated
+
+    @property
+    def reason(self) -> str:
+        return self.found.reason
+
+    @property
+    def count(self) -> int:
+        return len(self.found)
+
+    @cached_property
+    def lines(self) -> list[tuple[str, int]]:
+        return self.found.lines()
+
+    def file_counts(self) -> dict[str, int]:
+        """How many matching lines each file with one has, in path order."""
+        return self.found.file_counts()
+
+    def in_file_order(self, per_file: int | None = None, limit: int | None = None) -> tuple[list[tuple[str, int]], int]:
+        """See `TextMatches.in_file_order`."""
+        return self.found.in_file_order(per_file, limit)
 
     def texts(self, lines: Sequence[tuple[str, int]]) -> list[str]:
         """The text of each (path, 0-based line), without its line break: only the lines a client prints
@@ -228,8 +252,7 @@ def every_line(snapshot: Snapshot, query: TextQuery, page: int = LINE_PAGE, limi
                allowed: Callable[[str], bool] | None = None) -> LineMatches:
     """Every matching line of `query` (up to `limit`) in the files `allowed` keeps, the first `page` as full hits."""
     found = literal_matches(snapshot, query, limit, allowed)
-    return LineMatches(_with_symbols(snapshot, found.hits(page)), found.lines(), found.truncated, found.reason,
-                       query.kind, snapshot)
+    return LineMatches(_with_symbols(snapshot, found.hits(page)), found, query.kind, snapshot)
 
 
 def path_filter(snapshot: Snapshot, paths: Sequence[str] | None,

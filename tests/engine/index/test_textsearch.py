@@ -469,3 +469,18 @@ def test_matching_line_records_leave_the_garbage_collectors_watch(tmp_path: Path
         for records in (found.whole, found.partial):
             assert records.rows.dtype == np.int64 and not gc.is_tracked(records.rows)
         assert [line for _, line in found.lines()] == list(range(1000))
+
+
+def test_a_listing_in_file_order_counts_caps_and_pages_from_the_records(tmp_path: Path) -> None:
+    """An identifier lists whole words before substrings; rg's order is by path, then line. Files come in
+    out of path order here, as a search's candidates may: the counts and the order are still by path."""
+    texts = {"b.py": "parse_x = 1\nparse = 2\nparse = 3\n", "a.py": "reparse\nparse\n", "c.py": "nothing\n"}
+    files = disk_files(tmp_path, texts)
+    found = match_text(parse_text_query("parse"), [files[1], files[0], files[2]], limit=100)
+    assert found.lines() == [("a.py", 1), ("b.py", 1), ("b.py", 2), ("a.py", 0), ("b.py", 0)]  # whole words first
+    assert found.file_counts() == {"a.py": 2, "b.py": 3}
+    everything = [("a.py", 0), ("a.py", 1), ("b.py", 0), ("b.py", 1), ("b.py", 2)]
+    assert found.in_file_order() == (everything, 5)
+    assert found.in_file_order(per_file=1) == ([("a.py", 0), ("b.py", 0)], 2)
+    assert found.in_file_order(per_file=2, limit=3) == ([("a.py", 0), ("a.py", 1), ("b.py", 0)], 4)
+    assert found.in_file_order(limit=0) == ([], 5)
