@@ -223,6 +223,8 @@ NARROWING = {
     "`(self` on more lines than `def test_`: left to RE2": (TEST_LINES + ["    x = (self, {i})"] * 3, 181),
     "`(self` rarer: its lines alone": (TEST_LINES, 61),
     "as common as each other, apart: both looked up": (["    def test_ok_{i}(cls):", "    x = (self, {i})"], 1),
+    "long stretches of candidates without a match": (
+        ["    def test_{i}(self):"] + ["    def test_{i} = 1"] * 6 + ["    x = (self, {i})"] * 8, 421),
 }
 
 
