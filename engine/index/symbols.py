@@ -307,8 +307,10 @@ class SymbolTable:
         """Every symbol called exactly `name`, best-ranked first."""
         return [match.symbol for match in self._ranked(_Query(name, (), None), tiers=("exact",), limit=None)]
 
-    def search(self, query: str, kinds: frozenset[str] | None = None, limit: int = 50) -> list[SymbolMatch]:
-        """Ranked matches by tier: exact > case-insensitive > same words > prefix > fuzzy."""
+    def search(self, query: str, kinds: frozenset[str] | None = None, limit: int = 50,
+               tiers: Sequence[str] = tuple(SYMBOL_TIERS)) -> list[SymbolMatch]:
+        """Ranked matches by tier: exact > case-insensitive > same words > prefix > fuzzy; only `tiers` (in
+        that order) when given: whether a name is defined needs no fuzzy tier, the costliest."""
         text = query.strip()
         if not text or limit <= 0:
             return []
@@ -322,7 +324,7 @@ class SymbolTable:
             # `z.record` to nothing. A longer one (`shutil.rmtree`) names a real module outside the
             # workspace: dropping it would answer with every `rmtree`.
             qualifiers = ()
-        return self._ranked(_Query(parts[-1], qualifiers, kinds), tiers=tuple(SYMBOL_TIERS), limit=limit)
+        return self._ranked(_Query(parts[-1], qualifiers, kinds), tiers=tiers, limit=limit)
 
     def worded(self, words: Iterable[str], min_words: int) -> list[Symbol]:
         """Symbols whose name is spelled out by the words: every content word of the name (at least

@@ -431,6 +431,15 @@ class SearchText:
             self._newlines = np.flatnonzero(np.frombuffer(self.data, dtype=np.uint8) == _NEWLINE).astype(np.int32)
         return self._newlines
 
+    def line(self, number: int) -> str:
+        """One 0-based line without its line break, decoded ("" past the last)."""
+        newlines = self.newlines
+        if not 0 <= number <= len(newlines):
+            return ""
+        start = int(newlines[number - 1]) + 1 if number > 0 else 0
+        end = int(newlines[number]) if number < len(newlines) else len(self.data)
+        return self.data[start:end].decode("utf-8", "replace")
+
     @property
     def lowered(self) -> bytes:
         """The ASCII-lowercased bytes (same length and offsets), computed on first use."""

@@ -58,12 +58,16 @@ class LexicalCache:
     happens on the caller's thread.
 
     `opened` and `built` let the caller keep an index on disk: a restart with unchanged rows opens the
-    stored one instead of building it (the index package knows nothing of snapshots' storage).
+    stored one instead of building it (the index package knows nothing of snapshots' storage). `elsewhere`
+    says which newer snapshots the caller has built by another process, which it then `adopt`s: no build
+    of those starts here.
     """
 
-    def __init__(self, opened: Opened | None = None, built: Built | None = None) -> None:
+    def __init__(self, opened: Opened | None = None, built: Built | None = None,
+                 elsewhere: Callable[[Snapshot], bool] | None = None) -> None:
         self._opened = opened
         self._built = built
+        self._elsewhere = elsewhere
         self._lock = threading.Lock()
         self._generation = -1
         self._index: LexicalIndex | None = None
@@ -80,12 +84,29 @@ class LexicalCache:
             return self._index, self._chunks
 
     def warm(self, snapshot: Snapshot) -> None:
-        """Start building for `snapshot` in the background, unless a build is already running."""
+        """Start building for `snapshot` in the background, unless a build is already running or the
+        caller builds it elsewhere."""
         if self._building is not None and self._building.is_alive():
+            return
+        if self._index is not None and self._elsewhere is not None and self._elsewhere(snapshot):
             return
         self._building = threading.Thread(target=self._build_locked, args=(snapshot,), daemon=True,
                                           name="bm25-build")
         self._building.start()
+
+    def adopt(self, snapshot: Snapshot) -> bool:
+        """Serve the stored index of `snapshot`'s rows, when one fits (`opened`), building nothing; whether
+        it did (a newer index already served is kept)."""
+        if self._opened is None:
+            return False
+        chunks = snapshot.chunk_sequence
+        index = self._opened(snapshot, chunks)
+        if index is None:
+            return False
+        with self._lock:
+            if snapshot.generation > self._generation:
+                self._index, self._chunks, self._generation = index, chunks, snapshot.generation
+        return True
 
     def ensure(self, snapshot: Snapshot) -> None:
         """Build now if nothing is built yet (so the first question does not spend its time budget on it)."""
@@ -218,7 +239,7 @@ class LineMatches:
         for where, line in lines:
             if where != path:
                 path, text = where, _searchable(self.snapshot, where)
-            texts.append(_line_text(text, line) if text is not None else "")
+            texts.append(text.line(line) if text is not None else "")
         return texts
 
 
@@ -238,14 +259,6 @@ class LineMatches:
             symbol = enclosing.at(line) if enclosing is not None else None
             found.append(symbol.qualified if symbol is not None else None)
         return found
-
-
-def _line_text(text: SearchText, line: int) -> str:
-    """One line of a file's scan-ready bytes (CRLF already folded), decoded."""
-    newlines = text.newlines
-    start = int(newlines[line - 1]) + 1 if 0 < line <= len(newlines) else 0
-    end = int(newlines[line]) if line < len(newlines) else len(text.data)
-    return text.data[start:end].decode("utf-8", "replace")
 
 
 def every_line(snapshot: Snapshot, query: TextQuery, page: int = LINE_PAGE, limit: int = MAX_LINES,

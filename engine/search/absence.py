@@ -30,6 +30,7 @@ from ..model.profiles import (
     NAMED_TIERS,
     SIMILAR_NAME_CANDIDATES,
     SIMILAR_NAMES_SHOWN,
+    SYMBOL_TIERS,
 )
 from ..model.tokens import split_identifier
 from ..query.parsedquery import ParsedQuery
@@ -61,7 +62,8 @@ def similar_names(snapshot: Snapshot, name: str) -> list[str]:
 
 def _defined(snapshot: Snapshot, target: str) -> bool:
     name = _QUALIFIER.split(target.strip())[-1] or target
-    return any(match.tier in NAMED_TIERS for match in snapshot.symbols.search(name, None, EXISTS_CANDIDATES))
+    named = tuple(tier for tier in SYMBOL_TIERS if tier in NAMED_TIERS)  # named matches outrank the others
+    return bool(snapshot.symbols.search(name, None, EXISTS_CANDIDATES, named))
 
 
 def occurs(snapshot: Snapshot, word: str) -> bool:

@@ -215,6 +215,8 @@ class Workspace:
         self._semantic_cache: tuple[tuple[int, int], tuple[int, int]] | None = None
         self._graph_behind = False
         self._elsewhere_failed = False  # a first index's build process failed: this one indexes itself
+        self._lexical_elsewhere_failed = False  # ... a BM25 one did: this one builds BM25 itself
+        self._lexical_elsewhere_lock = threading.Lock()
         # A first index's build process storing BM25 after its result, and the fingerprint of the rows it indexed.
         self._finishing: tuple[Finishing, str] | None = None
         # While a first index publishes partial snapshots: the last one's generation and the records its
@@ -242,7 +244,7 @@ class Workspace:
         self._lexical_fingerprint: str | None = None
         self._lexical_pending: tuple[str, LexicalIndex] | None = None
         self._lexical_lock = threading.Lock()
-        self._lexical = LexicalCache(self._open_lexical, self._lexical_built)
+        self._lexical = LexicalCache(self._open_lexical, self._lexical_built, self._lexical_goes_elsewhere)
         retrievers = {
             "text": make_text_retriever(self._lexical),
             "structural": structural,
@@ -1066,11 +1068,41 @@ class Workspace:
         for _ in range(LEXICAL_ATTEMPTS):
             if not self._lexical_behind(snapshot):
                 return
+            if self._lexical_goes_elsewhere(snapshot):
+                if self._lexical_built_elsewhere(snapshot) or self._snapshot.generation != snapshot.generation:
+                    return  # served; or edits landed meanwhile, and the catch-up they scheduled builds for them
+                self._lexical_elsewhere_failed = True  # the process failed: this one builds BM25 from now on
             self._lexical.warm(snapshot)
             building: threading.Thread | None = getattr(self._lexical, "_building", None)
             if building is None:
                 return
             building.join()
+
+    def _lexical_goes_elsewhere(self, snapshot: Snapshot) -> bool:
+        """Whether BM25 for `snapshot` is rebuilt by a process of its own (`_lexical_built_elsewhere`): a server's,
+        over a repository of at least ELSEWHERE_MIN_FILES files, with no unsaved buffer (their chunks are not
+        in the rows that process reads). A rebuild here held the GIL for seconds after every edit (25 CPU-s at
+        4x Django), and `workspace/symbol` beside it answered in 177 ms at p95 instead of a few."""
+        return (self._background and not self._lexical_elsewhere_failed and not snapshot.buffers
+                and len(snapshot.files) >= ELSEWHERE_MIN_FILES)
+
+    def _lexical_built_elsewhere(self, snapshot: Snapshot) -> bool:
+        """Build BM25 over the stored rows in a process of its own, which stores it, and serve it when it was
+        built from `snapshot`'s rows; one such process at a time. Whether it is served (False when the process
+        failed, or read rows that edits since `snapshot` had changed)."""
+        with self._lexical_elsewhere_lock:
+            if not self._lexical_behind(snapshot):
+                return True  # the one before this caught up
+            if self._closing.is_set():
+                return False
+            finishing = start_build(_build_lexical, (self.root, self.settings, os.getpid()))
+            self._finishing = (finishing, snapshot.fingerprint)
+            finishing.wait(LEXICAL_ELSEWHERE_WAIT_S)
+            if not self._lexical.adopt(snapshot):
+                return False
+            with self._lexical_lock:
+                self._lexical_pending = None  # an older build of this process's, never to be stored now
+            return True
 
     def _lexical_behind(self, snapshot: Snapshot) -> bool:
         """Whether BM25 was built once and is older than `snapshot` (never built: the first question builds it)."""

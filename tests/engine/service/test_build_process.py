@@ -218,3 +218,56 @@ def test_a_server_killed_mid_build_takes_its_build_process_with_it_and_the_index
         survivor.close()
     finally:
         kill_session(server)
+
+
+def test_after_an_edit_bm25_is_built_again_in_a_process_of_its_own_and_served_from_what_it_stored(
+        tree: Path, tmp_path: Path, elsewhere: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An edit leaves BM25 behind the rows. A server of a large repository builds it again elsewhere (built
+    here, it held the GIL for seconds after every edit), asking meanwhile starts no build here, and once that
+    process has stored it, questions find what the edit wrote."""
+    server = Workspace(tree, settings(tmp_path / "index"), background=True)
+    lexical_builds = no_lexical_build_here(monkeypatch)
+    server.refresh()
+    question = SearchRequest(query="where is the zanzibar quokka gateway", modes=("text",))
+    assert server.search_dict(question)["results"] == []  # BM25, opened from the first index's build process
+    target = sorted(tree.rglob("*.py"))[0]
+    target.write_text(target.read_text() + "\n\ndef zanzibar_quokka_gateway():\n    return 'zanzibar quokka'\n")
+    server.update_file(target)
+    server.search_dict(question)  # asked while BM25 is behind: answered from the old one, no build started here
+    deadline = time.monotonic() + 120
+    while server.modality_status()["lexical"] != "ready" and time.monotonic() < deadline:
+        time.sleep(0.2)
+    paths = [hit["path"] for hit in server.search_dict(question)["results"]]
+    assert paths and paths[0] == target.relative_to(tree).as_posix()
+    assert lexical_builds == []
+    server.close()
+    assert not build_processes()
+
+
+def test_a_bm25_build_process_that_dies_after_an_edit_leaves_the_server_to_build_it_itself(
+        tree: Path, tmp_path: Path, elsewhere: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    server = Workspace(tree, settings(tmp_path / "index"), background=True)
+    server.refresh()
+    question = SearchRequest(query="where is the zanzibar quokka gateway", modes=("text",))
+    assert server.search_dict(question)["results"] == []
+    started = workspace_module.start_build
+
+    def dying(target: Any, args: tuple[object, ...]) -> Any:
+        finishing = started(target, args)
+        for child in multiprocessing.active_children():
+            if child.name == "fourfold-build":
+                child.kill()
+        return finishing
+
+    monkeypatch.setattr(workspace_module, "start_build", dying)
+    lexical_builds = no_lexical_build_here(monkeypatch)
+    target = sorted(tree.rglob("*.py"))[0]
+    target.write_text(target.read_text() + "\n\ndef zanzibar_quokka_gateway():\n    return 'zanzibar quokka'\n")
+    server.update_file(target)
+    deadline = time.monotonic() + 120
+    while server.modality_status()["lexical"] != "ready" and time.monotonic() < deadline:
+        time.sleep(0.2)
+    paths = [hit["path"] for hit in server.search_dict(question)["results"]]
+    assert paths and paths[0] == target.relative_to(tree).as_posix()
+    assert lexical_builds == [1]  # built here once the process had died
+    server.close()

@@ -297,3 +297,25 @@ def test_closing_a_workspace_stops_its_retriever_threads(tree: Path, tmp_path: P
         if thread.name.startswith("retriever"):
             thread.join(timeout=5)
     assert retriever_threads() == before
+
+
+def test_a_results_line_is_the_line_the_user_sees_in_crlf_unicode_and_unsaved_files(tmp_path: Path) -> None:
+    """`Snapshot.line` (a result's match line) reads an indexed file's line from its cached bytes' newline
+    offsets: the same text as splitting the file at `\\n`, without its `\\r`, "" past the end."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    texts = {"crlf.py": "a = 1\r\nb = 'caf\u00e9'\r\n\r\nlast\r", "plain.py": "x\n\u65e5\u672c = 2\nfeed\x0cstill\n",
+             "none.py": "no newline"}
+    for name, text in texts.items():
+        (root / name).write_bytes(text.encode("utf-8"))
+    workspace = Workspace(root, Settings(index_dir=str(tmp_path / "index"), semantic_backend="none"))
+    workspace.refresh()
+    workspace.set_buffer(root / "none.py", "first\nsecond unsaved\n")
+    snapshot = workspace.snapshot()
+    texts["none.py"] = "first\nsecond unsaved\n"
+    for name, text in texts.items():
+        lines = text.split("\n")
+        for number in range(-1, len(lines) + 2):
+            expected = lines[number].rstrip("\r") if 0 <= number < len(lines) else ""
+            assert snapshot.line(name, number) == expected, (name, number)
+    workspace.close()
