@@ -371,19 +371,19 @@ class _Enclosing:
 
 
 def _with_symbols(snapshot: Snapshot, hits: list[Hit]) -> list[Hit]:
-    """Every hit with its enclosing definition; each file's symbols and record are looked up once, not once
-    per hit (hits come grouped by file, and a saved index's rows are a mapping that decodes on demand)."""
-    result = []
-    path: str | None = None
-    enclosing: _Enclosing | None = None
-    record: FileRecord | None = None
-    for hit in hits:
-        if hit.path != path:
-            path = hit.path
-            parsed = snapshot.parsed.get(path)
-            enclosing = _enclosing(parsed) if parsed is not None else None
-            record = snapshot.files.get(path)
-        result.append(_with_symbol(hit, enclosing, record))
+    """Every hit with its enclosing definition, from the symbol table (a saved one's arrays: no row is
+    decoded), one lookup per file for all of its hits, in the hits' order."""
+    by_file: dict[str, list[int]] = {}
+    for at, hit in enumerate(hits):
+        by_file.setdefault(hit.path, []).append(at)
+    result = list(hits)
+    for path, ats in by_file.items():
+        if path not in snapshot.parsed:
+            continue
+        record = snapshot.files.get(path)
+        around = snapshot.symbols.enclosing(path, [hits[at].span.start_line for at in ats])
+        for at, symbol in zip(ats, around, strict=True):
+            result[at] = _with_symbol(hits[at], symbol, record)
     return result
 
 
@@ -400,11 +400,8 @@ def _enclosing(parsed: ParsedFile) -> _Enclosing:
     return made
 
 
-def _with_symbol(hit: Hit, enclosing: _Enclosing | None, record: FileRecord | None) -> Hit:
+def _with_symbol(hit: Hit, best: Symbol | None, record: FileRecord | None) -> Hit:
     """Attach the innermost enclosing definition, so fusion can merge this hit with other modalities'."""
-    if enclosing is None:
-        return hit
-    best = enclosing.at(hit.span.start_line)
     return Hit(
         hit.path,
         hit.span,

@@ -304,3 +304,35 @@ def test_saved_lookups_list_each_keys_positions_ascending_and_spans_as_the_recor
                        name.start_line, name.start_col, name.end_line, name.end_col]
     assert [s.name for s in SymbolTable.from_arrays(arrays).definitions("save")] == [
         s.name for s in table.definitions("save")]
+
+
+def spanning(name: str, start: int, end: int, path: str = "m.py") -> Symbol:
+    return Symbol(name, "function", path, Span(start, 0, end, 0), Span(start, 4, start, 4 + len(name)), None, name)
+
+
+NESTED = [spanning("Outer", 0, 20), spanning("method", 2, 8), spanning("inner", 4, 6), spanning("twin_a", 10, 12),
+          spanning("twin_b", 10, 11), spanning("later", 14, 18), spanning("other_file", 0, 50, path="n.py")]
+
+
+def around_by_walking(symbols: list[Symbol], line: int) -> str | None:
+    """What `enclosing` must give: of the spans holding the line, the one starting last, the later of a tie."""
+    holding = [(symbol.span.start_line, at, symbol) for at, symbol in enumerate(symbols)
+               if symbol.span.start_line <= line <= symbol.span.end_line]
+    return max(holding, key=lambda found: found[:2])[2].name if holding else None
+
+
+@pytest.mark.parametrize("made", ["built", "saved", "saved then edited elsewhere", "saved then edited here"])
+def test_the_innermost_symbol_around_lines_is_the_same_from_records_arrays_and_edits(made: str) -> None:
+    table = SymbolTable(NESTED)
+    mine = [symbol for symbol in NESTED if symbol.path == "m.py"]
+    if made != "built":
+        table = SymbolTable.from_arrays(table.arrays())
+    if made == "saved then edited elsewhere":
+        table = table.with_file("n.py", [spanning("replaced", 0, 3, path="n.py")])
+    if made == "saved then edited here":
+        mine = [*mine[:3], spanning("added", 13, 19)]
+        table = table.with_file("m.py", mine)
+    lines = list(range(-1, 23))
+    assert [found.name if found else None for found in table.enclosing("m.py", lines)] == \
+        [around_by_walking(mine, line) for line in lines]
+    assert table.enclosing("missing.py", [0, 1]) == [None, None]
