@@ -166,10 +166,8 @@ class Snapshot:
         return lines[line].rstrip("\r") if 0 <= line < len(lines) else ""
 
     def symbol(self, path: str, qualified: str | None) -> Symbol | None:
-        parsed = self.parsed.get(path)
-        if parsed is None or qualified is None:
-            return None
-        return next((symbol for symbol in parsed.symbols if symbol.qualified == qualified), None)
+        """`path`'s first symbol of that qualified name, from the symbol table (no row decoded)."""
+        return None if qualified is None else self.symbols.symbol(path, qualified)
 
     @cached_property
     def chunk_counts(self) -> Mapping[str, int]:

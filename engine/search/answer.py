@@ -296,16 +296,9 @@ def seed_info(seed: Seed, snapshot: Snapshot) -> SeedInfo:
     return SeedInfo(seed.path, seed.span, seed.symbol, seed.kind, seed.how, snapshot)
 
 
-def _span_order(span: Span) -> tuple[int, int, int, int]:
-    """A span's sort key, made once per span: sorting spans by their dataclass order built two tuples per
-    comparison, most of a result's cost in a file of hundreds of definitions."""
-    return span.start_line, span.start_col, span.end_line, span.end_col
-
-
 def result_of(result: FusedResult, snapshot: Snapshot, folder: str) -> Result:
     symbol = snapshot.symbol(result.path, result.symbol)
-    parsed = snapshot.parsed.get(result.path)
-    names = sorted((defined.name_span for defined in parsed.symbols), key=_span_order) if parsed is not None else []
+    names = snapshot.symbols.name_spans(result.path)
     lines: list[str] = []
 
     def first_code(span: Span) -> Span:

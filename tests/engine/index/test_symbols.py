@@ -322,7 +322,8 @@ def around_by_walking(symbols: list[Symbol], line: int) -> str | None:
 
 
 @pytest.mark.parametrize("made", ["built", "saved", "saved then edited elsewhere", "saved then edited here"])
-def test_the_innermost_symbol_around_lines_is_the_same_from_records_arrays_and_edits(made: str) -> None:
+def test_a_files_innermost_symbols_name_spans_and_named_symbol_agree_from_records_arrays_and_edits(
+        made: str) -> None:
     table = SymbolTable(NESTED)
     mine = [symbol for symbol in NESTED if symbol.path == "m.py"]
     if made != "built":
@@ -336,3 +337,8 @@ def test_the_innermost_symbol_around_lines_is_the_same_from_records_arrays_and_e
     assert [found.name if found else None for found in table.enclosing("m.py", lines)] == \
         [around_by_walking(mine, line) for line in lines]
     assert table.enclosing("missing.py", [0, 1]) == [None, None]
+    assert table.name_spans("m.py") == sorted(symbol.name_span for symbol in mine)
+    assert table.in_file("m.py") == tuple(mine) and table.name_spans("missing.py") == []
+    for symbol in mine:
+        assert table.symbol("m.py", symbol.qualified or symbol.name) == symbol
+    assert table.symbol("m.py", "other_file") is None and table.symbol("missing.py", "Outer") is None
