@@ -318,6 +318,14 @@ class SymbolTable:
                 return found if isinstance(found, Symbol) else None
         return next((symbol for symbol in self.in_file(path) if symbol.qualified == qualified), None)
 
+    def names_of_kinds(self, path: str, kinds: frozenset[str]) -> frozenset[str]:
+        """The names of `path`'s symbols of those kinds."""
+        saved = self._saved_for(path)
+        found = saved.names_of_kinds(path, kinds) if saved is not None else None
+        if found is not None:
+            return found
+        return frozenset(symbol.name for symbol in self.in_file(path) if symbol.kind in kinds)
+
     def name_spans(self, path: str) -> list[Span]:
         """The name span of every symbol of `path`, in order."""
         saved = self._saved_for(path)
@@ -446,7 +454,7 @@ def forget_build_names() -> None:
 
 # What a saved table holds of a symbol: its text fields as pool ids (-1: None), its spans as four ints each.
 _TEXT_FIELDS = tuple(field.name for field in dataclasses.fields(Symbol) if field.name not in ("span", "name_span"))
-_QUALIFIED = _TEXT_FIELDS.index("qualified")
+_QUALIFIED, _KIND, _NAME = (_TEXT_FIELDS.index(name) for name in ("qualified", "kind", "name"))
 _SPAN_FIELDS = ("span", "name_span")
 # The lookups of an `_Index` a saved table keeps as sorted keys with CSR positions (and the files').
 LOOKUPS = ("exact", "lower", "words", "stems", "scoped")
@@ -634,6 +642,12 @@ class _Symbols(Sequence[Symbol]):
             made = self._made[index] = self._symbol(index)
         return made
 
+    def pool_id(self, text: str) -> int:
+        """The id of `text` in the sorted pool (-1: not in it), by bisection."""
+        pool = self._pool
+        found = bisect.bisect_left(pool, text)
+        return found if found < len(pool) and pool[found] == text else -1
+
     def _symbol(self, index: int) -> Symbol:
         pool = self._pool
         values: dict[str, Any] = {name: None if at < 0 else pool[at]
@@ -651,16 +665,35 @@ class _StoredFiles(Mapping[str, tuple[Symbol, ...]]):
         self._symbols = symbols
         self._files = files
         self.count = int(files._offsets[-1])
+        self._placed: dict[str, int] = {}  # `_at`'s answers, one int a path asked about
 
     def _at(self, path: object) -> int:
         """`path`'s place among the files (-1: none), without a dict of every path (40 ms of a start or first
         edit for 4x Django's 21k): the pool is sorted, so its id is a bisect, and its place is read from
-        `_places`."""
-        pool = self._symbols._pool
-        found = bisect.bisect_left(pool, path) if isinstance(path, str) else len(pool)
-        if found == len(pool) or pool[found] != path:
+        `_places`. Kept per path once found: a search's results ask three times each (their symbol, name
+        spans and enclosing definitions), and each bisect decodes a string at every step."""
+        if not isinstance(path, str):
             return -1
-        return int(self._places[found])
+        placed = self._placed.get(path)
+        if placed is None:
+            placed = self._placed[path] = self._pool_id_place(path)
+        return placed
+
+    def _pool_id_place(self, path: str) -> int:
+        found = self._symbols.pool_id(path)
+        return -1 if found < 0 else int(self._places[found])
+
+    def names_of_kinds(self, path: str, kinds: frozenset[str]) -> frozenset[str] | None:
+        """`SymbolTable.names_of_kinds` over the saved arrays, decoding only those names; None when `path` is
+        not saved."""
+        positions = self._rows(path)
+        if positions is None:
+            return None
+        ids = [found for found in map(self._symbols.pool_id, sorted(kinds)) if found >= 0]
+        texts = self._symbols._texts[positions]
+        kept = texts[np.isin(texts[:, _KIND], ids), _NAME]
+        pool = self._symbols._pool
+        return frozenset(pool[at] for at in kept.tolist() if at >= 0)
 
     @cached_property
     def _places(self) -> np.ndarray:
@@ -700,9 +733,8 @@ class _StoredFiles(Mapping[str, tuple[Symbol, ...]]):
         positions = self._rows(path)
         if positions is None:
             return False
-        pool = self._symbols._pool
-        found = bisect.bisect_left(pool, qualified)
-        if found == len(pool) or pool[found] != qualified:
+        found = self._symbols.pool_id(qualified)
+        if found < 0:
             return None
         same = np.flatnonzero(self._symbols._texts[positions, _QUALIFIED] == found)
         return self._symbols[int(positions[same[0]])] if same.size else None

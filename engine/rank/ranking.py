@@ -118,15 +118,13 @@ def with_generic(names: StatedNames, defining_paths: Callable[[str], Collection[
 
 def defined_names(snapshot: Snapshot, path: str) -> frozenset[str]:
     """The names a file defines (not its modules or namespaces: every file of a package opens the same one).
-    Kept per file version (DEFINED_NAMES_CACHE): a stored index decodes a file's symbols on first touch."""
+    Kept per file version (DEFINED_NAMES_CACHE): a saved symbol table decodes the names on first touch."""
     record = snapshot.files.get(path)
     key = (path, record.digest) if record is not None and path not in snapshot.buffers else None
     known = _DEFINED_NAMES.get(key) if key is not None else None
     if known is not None:
         return known
-    parsed = snapshot.parsed.get(path)
-    names = frozenset() if parsed is None else \
-        frozenset(symbol.name for symbol in parsed.symbols if symbol.kind in _OWN_DEFINITION_KINDS)
+    names = snapshot.symbols.names_of_kinds(path, _OWN_DEFINITION_KINDS)
     if key is not None:
         with _DEFINED_NAMES_LOCK:
             if len(_DEFINED_NAMES) >= DEFINED_NAMES_CACHE:

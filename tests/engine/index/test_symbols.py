@@ -342,3 +342,5 @@ def test_a_files_innermost_symbols_name_spans_and_named_symbol_agree_from_record
     for symbol in mine:
         assert table.symbol("m.py", symbol.qualified or symbol.name) == symbol
     assert table.symbol("m.py", "other_file") is None and table.symbol("missing.py", "Outer") is None
+    for kinds in (frozenset({"function"}), frozenset({"class", "nothing"}), frozenset()):
+        assert table.names_of_kinds("m.py", kinds) == {symbol.name for symbol in mine if symbol.kind in kinds}
