@@ -313,33 +313,29 @@ class SymbolTable:
         the file's row with its chunks took ~4 ms at 4x Django, once for each result of a first search."""
         saved = self._saved_for(path)
         if saved is not None:
-            found = saved.named(path, qualified)
-            if found is not False:
-                return found if isinstance(found, Symbol) else None
+            return saved.named(path, qualified)
         return next((symbol for symbol in self.in_file(path) if symbol.qualified == qualified), None)
 
     def names_of_kinds(self, path: str, kinds: frozenset[str]) -> frozenset[str]:
         """The names of `path`'s symbols of those kinds."""
         saved = self._saved_for(path)
-        found = saved.names_of_kinds(path, kinds) if saved is not None else None
-        if found is not None:
-            return found
+        if saved is not None:
+            return saved.names_of_kinds(path, kinds)
         return frozenset(symbol.name for symbol in self.in_file(path) if symbol.kind in kinds)
 
     def name_spans(self, path: str) -> list[Span]:
         """The name span of every symbol of `path`, in order."""
         saved = self._saved_for(path)
-        found = saved.name_spans(path) if saved is not None else None
-        if found is not None:
-            return found
+        if saved is not None:
+            return saved.name_spans(path)
         return sorted((symbol.name_span for symbol in self.in_file(path)), key=_span_order)
 
     def _saved_for(self, path: str) -> _StoredFiles | None:
-        """The saved files that hold `path` as it is now (not edited since the save), if any."""
+        """The saved files, when they hold `path` as it is now (saved, not edited since)."""
         files = self._files
         if isinstance(files, _EditedFiles) and path not in files._changed:
             files = files._saved
-        return files if isinstance(files, _StoredFiles) else None
+        return files if isinstance(files, _StoredFiles) and path in files else None
 
     def enclosing(self, path: str, lines: Sequence[int]) -> list[Symbol | None]:
         """The innermost symbol of `path` around each 0-based line (None: none): of those whose span holds
@@ -347,9 +343,8 @@ class SymbolTable:
         found over its arrays: decoding its row for them had been most of a first search's time on a
         name with hits in hundreds of files (4x Django over a language server)."""
         saved = self._saved_for(path)
-        found = saved.enclosing(path, lines) if saved is not None else None
-        if found is not None:
-            return found
+        if saved is not None:
+            return saved.enclosing(path, lines)
         symbols = self.in_file(path)
         starts = np.fromiter((symbol.span.start_line for symbol in symbols), dtype=np.int64, count=len(symbols))
         ends = np.fromiter((symbol.span.end_line for symbol in symbols), dtype=np.int64, count=len(symbols))
@@ -683,12 +678,9 @@ class _StoredFiles(Mapping[str, tuple[Symbol, ...]]):
         found = self._symbols.pool_id(path)
         return -1 if found < 0 else int(self._places[found])
 
-    def names_of_kinds(self, path: str, kinds: frozenset[str]) -> frozenset[str] | None:
-        """`SymbolTable.names_of_kinds` over the saved arrays, decoding only those names; None when `path` is
-        not saved."""
+    def names_of_kinds(self, path: str, kinds: frozenset[str]) -> frozenset[str]:
+        """`SymbolTable.names_of_kinds` of a saved `path` over the arrays, decoding only those names."""
         positions = self._rows(path)
-        if positions is None:
-            return None
         ids = [found for found in map(self._symbols.pool_id, sorted(kinds)) if found >= 0]
         texts = self._symbols._texts[positions]
         kept = texts[np.isin(texts[:, _KIND], ids), _NAME]
@@ -720,40 +712,29 @@ class _StoredFiles(Mapping[str, tuple[Symbol, ...]]):
     def __len__(self) -> int:
         return len(self._files)
 
-    def _rows(self, path: str) -> np.ndarray | None:
-        """The positions of `path`'s saved symbols, in the file's order; None when it is not saved."""
+    def _rows(self, path: str) -> np.ndarray:
+        """The positions of a saved `path`'s symbols, in the file's order."""
         at = self._at(path)
-        if at < 0:
-            return None
         return self._files._positions[int(self._files._offsets[at]) : int(self._files._offsets[at + 1])]
 
-    def named(self, path: str, qualified: str) -> Symbol | bool | None:
-        """`SymbolTable.symbol` over the saved arrays, making only the record it returns; False when `path`
-        is not saved."""
+    def named(self, path: str, qualified: str) -> Symbol | None:
+        """`SymbolTable.symbol` of a saved `path` over the arrays, making only the record it returns."""
         positions = self._rows(path)
-        if positions is None:
-            return False
         found = self._symbols.pool_id(qualified)
         if found < 0:
             return None
         same = np.flatnonzero(self._symbols._texts[positions, _QUALIFIED] == found)
         return self._symbols[int(positions[same[0]])] if same.size else None
 
-    def name_spans(self, path: str) -> list[Span] | None:
-        """`SymbolTable.name_spans` over the saved arrays, making no record; None when `path` is not saved."""
-        positions = self._rows(path)
-        if positions is None:
-            return None
-        rows = self._symbols._spans[positions][:, 4:8]
+    def name_spans(self, path: str) -> list[Span]:
+        """`SymbolTable.name_spans` of a saved `path` over the arrays, making no record."""
+        rows = self._symbols._spans[self._rows(path)][:, 4:8]
         ordered = rows[np.lexsort((rows[:, 3], rows[:, 2], rows[:, 1], rows[:, 0]))]
         return [Span(*row) for row in ordered.tolist()]
 
-    def enclosing(self, path: str, lines: Sequence[int]) -> list[Symbol | None] | None:
-        """`SymbolTable.enclosing` over the saved arrays, making only the records it returns; None when
-        `path` is not saved."""
+    def enclosing(self, path: str, lines: Sequence[int]) -> list[Symbol | None]:
+        """`SymbolTable.enclosing` of a saved `path` over the arrays, making only the records it returns."""
         positions = self._rows(path)
-        if positions is None:
-            return None
         spans = self._symbols._spans[positions]
         return [None if found < 0 else self._symbols[int(positions[found])]
                 for found in innermost(spans[:, 0], spans[:, 2], lines)]
@@ -817,15 +798,20 @@ def _span_order(span: Span) -> tuple[int, int, int, int]:
 
 def innermost(starts: np.ndarray, ends: np.ndarray, lines: Sequence[int]) -> list[int]:
     """For each line, the index of the span (start and end lines) around it that starts last, the later
-    in the given order of two starting on the same line; -1 where none holds it."""
-    if not starts.size:
-        return [-1] * len(lines)
+    in the given order of two starting on the same line; -1 where none holds it.
+
+    By bisection over the starts, then a walk back that stops once no earlier span reaches the line (the
+    running furthest end), so a grep listing thousands of one file's lines costs a bisect each."""
     order = np.argsort(starts, kind="stable")
-    ordered_starts, ordered_ends = starts[order], ends[order]
+    ordered_starts, ordered_ends = starts[order].tolist(), ends[order].tolist()
+    reach = list(itertools.accumulate(ordered_ends, max))
+    indexes = order.tolist()
     found = []
     for line in lines:
-        holding = np.flatnonzero((ordered_starts <= line) & (ordered_ends >= line))
-        found.append(int(order[holding[-1]]) if holding.size else -1)
+        at = bisect.bisect_right(ordered_starts, line) - 1
+        while at >= 0 and reach[at] >= line and ordered_ends[at] < line:
+            at -= 1
+        found.append(indexes[at] if at >= 0 and reach[at] >= line else -1)
     return found
 
 

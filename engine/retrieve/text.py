@@ -4,11 +4,10 @@ identifier or a regex, and BM25 over chunks, re-ranked by what the question name
 from __future__ import annotations
 
 import threading
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import accumulate
 
 import numpy as np
 import pathspec
@@ -17,9 +16,8 @@ from ..index.lexical import LexicalIndex
 from ..index.snapshot import Snapshot
 from ..index.textpositions import Served
 from ..index.textsearch import FoundFiles, SearchText, TextMatches, TextQuery, candidate_plan, match_text
-from ..model.memory import IdentityCache
 from ..model.profiles import LEXICAL_CANDIDATES
-from ..model.records import Chunk, FileRecord, Hit, ParsedFile, Symbol
+from ..model.records import Chunk, FileRecord, Hit, Symbol
 from ..model.tokens import with_abbreviations
 from ..query.parsedquery import ParsedQuery
 from ..query.request import Ranking
@@ -39,8 +37,6 @@ MAX_LINES = 100_000
 # trigram lookup of which of them may match: a file without the text costs one byte search, less than the
 # lookup's ~0.3-2 ms on Django (a fresh index leaves one file, with a KELVIN SIGN, to a case-folding scan).
 FEW_UNSERVED = 16
-# Files whose symbol lookup for literal hits stays cached (oldest evicted first): a few MB at most.
-ENCLOSING_CACHE_FILES = 8192
 
 # How the layer that owns the storage keeps BM25 between processes: `Opened` gives the stored index
 # for a snapshot's chunks (None: build it), `Built` is told of every index built and says whether it
@@ -248,16 +244,14 @@ class LineMatches:
         at a file's top level: what a grep line is part of, one symbol lookup per file, not per line."""
         if self.snapshot is None:
             raise ValueError("this listing keeps no snapshot to read its definitions from")
-        found: list[str | None] = []
-        path: str | None = None
-        enclosing: _Enclosing | None = None
-        for where, line in lines:
-            if where != path:
-                path = where
-                parsed = self.snapshot.parsed.get(where)
-                enclosing = _enclosing(parsed) if parsed is not None else None
-            symbol = enclosing.at(line) if enclosing is not None else None
-            found.append(symbol.qualified if symbol is not None else None)
+        by_file: dict[str, list[int]] = {}
+        for at, (path, _) in enumerate(lines):
+            by_file.setdefault(path, []).append(at)
+        found: list[str | None] = [None] * len(lines)
+        for path, ats in by_file.items():
+            around = self.snapshot.symbols.enclosing(path, [lines[at][1] for at in ats])
+            for at, symbol in zip(ats, around, strict=True):
+                found[at] = symbol.qualified if symbol is not None else None
         return found
 
 
@@ -347,29 +341,6 @@ def _searchable(snapshot: Snapshot, path: str) -> SearchText | None:
     return SearchText(text)
 
 
-class _Enclosing:
-    """Innermost definition around a line of one file, by bisection instead of a scan of every symbol.
-
-    Symbols are sorted by start line (stably, so of two starting on the same line the later one wins,
-    as before); `reach[i]` is the furthest end line among the first i + 1, which lets the backward
-    walk stop as soon as no earlier symbol can still contain the line.
-    """
-
-    def __init__(self, symbols: Sequence[Symbol]) -> None:
-        self.symbols = sorted(symbols, key=lambda symbol: symbol.span.start_line)
-        self.starts = [symbol.span.start_line for symbol in self.symbols]
-        self.reach = list(accumulate((symbol.span.end_line for symbol in self.symbols), max))
-
-    def at(self, line: int) -> Symbol | None:
-        index = bisect_right(self.starts, line) - 1
-        while index >= 0 and self.reach[index] >= line:
-            symbol = self.symbols[index]
-            if symbol.span.end_line >= line:
-                return symbol
-            index -= 1
-        return None
-
-
 def _with_symbols(snapshot: Snapshot, hits: list[Hit]) -> list[Hit]:
     """Every hit with its enclosing definition, from the symbol table (a saved one's arrays: no row is
     decoded), one lookup per file for all of its hits, in the hits' order."""
@@ -385,19 +356,6 @@ def _with_symbols(snapshot: Snapshot, hits: list[Hit]) -> list[Hit]:
         for at, symbol in zip(ats, around, strict=True):
             result[at] = _with_symbol(hits[at], symbol, record)
     return result
-
-
-_ENCLOSING: IdentityCache[ParsedFile, _Enclosing] = IdentityCache(ENCLOSING_CACHE_FILES)
-
-
-def _enclosing(parsed: ParsedFile) -> _Enclosing:
-    """The lookup for one parsed file, kept across searches (a file's symbols change only with the file)
-    while the ParsedFile lives (`IdentityCache`: a closed workspace's decoded rows are not kept)."""
-    made = _ENCLOSING.get(parsed)
-    if made is None:
-        made = _Enclosing(parsed.symbols)
-        _ENCLOSING.put(parsed, made)
-    return made
 
 
 def _with_symbol(hit: Hit, best: Symbol | None, record: FileRecord | None) -> Hit:

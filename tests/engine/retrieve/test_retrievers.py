@@ -17,13 +17,14 @@ import pytest
 from fourfold.engine import SearchRequest, Settings, Workspace, classify
 from fourfold.engine.index.lexical import LexicalIndex
 from fourfold.engine.index.snapshot import Snapshot
+from fourfold.engine.index.symbols import SymbolTable
 from fourfold.engine.model.profiles import SEMANTIC_WORD_SMOOTHING, VECTOR_CANDIDATES
 from fourfold.engine.model.records import Chunk, Hit, Span, Symbol
 from fourfold.engine.query.parsedquery import parse_query
 from fourfold.engine.query.request import Ranking
 from fourfold.engine.retrieve.semantic import SemanticState, SemanticView, make_semantic_retriever, word_weights
 from fourfold.engine.retrieve.structural import structural
-from fourfold.engine.retrieve.text import LexicalCache, _Enclosing, make_text_retriever
+from fourfold.engine.retrieve.text import LexicalCache, make_text_retriever
 from fourfold.engine.semantic.vectors import VectorIndex
 
 CORPUS = {
@@ -96,17 +97,21 @@ def test_innermost_definition_matches_a_scan_of_every_symbol() -> None:
     for number in range(150):
         start = rng.randrange(0, 400)
         symbols.append(_symbol(f"s{number}", start, start + rng.randrange(0, 60)))
-    enclosing = _Enclosing(symbols)
-    for line in range(480):
-        assert enclosing.at(line) is _brute_force(symbols, line)
+    table = SymbolTable(symbols)
+    lines = list(range(480))
+    for line, found in zip(lines, table.enclosing("a.py", lines), strict=True):
+        assert found is _brute_force(symbols, line)
+    saved = SymbolTable.from_arrays(table.arrays())  # over the saved arrays: records made anew, equal
+    assert saved.enclosing("a.py", lines) == [_brute_force(symbols, line) for line in lines]
 
 
 def test_module_level_lines_and_same_start_ties() -> None:
     outer, first, second = _symbol("Outer", 2, 20), _symbol("a", 5, 8), _symbol("b", 5, 6)
-    enclosing = _Enclosing([outer, first, second])
-    assert enclosing.at(0) is None and enclosing.at(21) is None
-    assert enclosing.at(5) is second  # the later of two starting on one line wins, as a plain scan decides
-    assert enclosing.at(7) is first and enclosing.at(12) is outer
+    at = dict(zip([0, 21, 5, 7, 12], SymbolTable([outer, first, second]).enclosing("a.py", [0, 21, 5, 7, 12]),
+                  strict=True))
+    assert at[0] is None and at[21] is None
+    assert at[5] is second  # the later of two starting on one line wins, as a plain scan decides
+    assert at[7] is first and at[12] is outer
 
 
 def _write(root: Path) -> None:
